@@ -1,0 +1,100 @@
+import Foundation
+
+/// A user's rating as others gave it in reviews.
+public struct Rating: Sendable, Hashable, Codable {
+    /// The mean grade, 0 when there are no reviews.
+    public var average: Double
+    /// How many reviews the average is built from.
+    public var count: Int
+
+    /// Creates a rating.
+    public init(average: Double, count: Int) {
+        self.average = average
+        self.count = count
+    }
+
+    /// The rating of a user nobody has reviewed yet.
+    public static let none = Rating(average: 0, count: 0)
+}
+
+/// A registered user, as the domain sees it (never the password hash).
+public struct User: Sendable, Hashable {
+    /// Opaque identifier.
+    public let id: String
+    /// The email as the user typed it at signup; compared case-insensitively.
+    public var email: String
+    /// The public display name.
+    public var nickname: String
+    /// A free-text introduction.
+    public var description: String
+    /// School, company or other affiliation.
+    public var company: String
+    /// Subjects the user teaches or wants to learn.
+    public var subjects: [Subject]
+    /// The uploaded image used as the profile picture.
+    public var profileImageId: String?
+    /// Where the user is, for "near me" defaults. Private to the user.
+    public var location: GeoPoint?
+    /// The district name the user chose (`관악구`).
+    public var keywordLocation: String?
+    /// A more precise address text.
+    public var detailLocation: String?
+    /// Reviews summary.
+    public var rating: Rating
+    /// When the account was created.
+    public let createdAt: Date
+
+    /// Creates a user value.
+    public init(
+        id: String, email: String, nickname: String, description: String = "", company: String = "",
+        subjects: [Subject] = [], profileImageId: String? = nil, location: GeoPoint? = nil,
+        keywordLocation: String? = nil, detailLocation: String? = nil, rating: Rating = .none, createdAt: Date
+    ) {
+        self.id = id
+        self.email = email
+        self.nickname = nickname
+        self.description = description
+        self.company = company
+        self.subjects = subjects
+        self.profileImageId = profileImageId
+        self.location = location
+        self.keywordLocation = keywordLocation
+        self.detailLocation = detailLocation
+        self.rating = rating
+        self.createdAt = createdAt
+    }
+}
+
+/// What the store needs to check a login: the user's id and bcrypt hash.
+public struct UserCredentials: Sendable, Hashable {
+    /// The user's id.
+    public let userId: String
+    /// The bcrypt hash of the password.
+    public let passwordHash: String
+
+    /// Creates credentials.
+    public init(userId: String, passwordHash: String) {
+        self.userId = userId
+        self.passwordHash = passwordHash
+    }
+}
+
+/// A bearer token's stored form: only the SHA-256 of the token is kept.
+public struct Session: Sendable, Hashable {
+    /// Hex SHA-256 of the token.
+    public let tokenHash: String
+    /// The user the token authenticates.
+    public let userId: String
+    /// When the token was issued.
+    public let createdAt: Date
+    /// After this instant the token no longer works.
+    public let expiresAt: Date
+
+    /// Creates a session.
+    public init(tokenHash: String, userId: String, createdAt: Date, expiresAt: Date) {
+        self.tokenHash = tokenHash
+        self.userId = userId
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+}

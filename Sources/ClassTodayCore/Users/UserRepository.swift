@@ -1,0 +1,43 @@
+import Foundation
+
+/// The fields of a user created at signup.
+public struct NewUser: Sendable, Hashable {
+    /// The email as typed.
+    public let email: String
+    /// The bcrypt hash of the password.
+    public let passwordHash: String
+    /// The display name.
+    public let nickname: String
+
+    /// Creates the signup record.
+    public init(email: String, passwordHash: String, nickname: String) {
+        self.email = email
+        self.passwordHash = passwordHash
+        self.nickname = nickname
+    }
+}
+
+/// Stores users. Implementations are named after their backend.
+public protocol UserRepository: Sendable {
+    /// Creates a user; throws ``DomainError/conflict(_:)`` when the email (in any case) is taken.
+    func create(_ user: NewUser, at date: Date) async throws -> User
+    /// The user with this id, if any.
+    func user(id: String) async throws -> User?
+    /// The login credentials for an email compared case-insensitively.
+    func credentials(email: String) async throws -> UserCredentials?
+    /// Reads, changes and stores one user in a single transaction; throws ``DomainError/notFound(_:)``.
+    func update(id: String, _ change: @Sendable (inout User) throws -> Void) async throws -> User
+}
+
+/// Stores bearer-token sessions by the hash of their token.
+public protocol SessionRepository: Sendable {
+    /// Records a new session.
+    func create(_ session: Session) async throws
+    /// The user of the unexpired, unrevoked session with this token hash.
+    func userId(tokenHash: String, now: Date) async throws -> String?
+    /// Revokes the session with this token hash (nothing happens for an unknown hash).
+    func revoke(tokenHash: String) async throws
+    /// Deletes sessions that expired before `date`; returns how many went.
+    @discardableResult
+    func deleteExpired(before date: Date) async throws -> Int
+}

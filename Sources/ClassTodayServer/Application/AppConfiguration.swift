@@ -1,0 +1,155 @@
+import Configuration
+import Foundation
+import Logging
+import SystemPackage
+
+/// Everything the server needs to start, resolved from flags, environment variables and config files.
+public struct AppConfiguration: Sendable {
+    /// The address to listen on.
+    public var host: String = "127.0.0.1"
+    /// The port to listen on (0 picks a free one).
+    public var port: Int = 8080
+    /// The folder holding the SQLite database and the images.
+    public var dataDirectory: String = "./data"
+    /// `sqlite:///path/file.sqlite` or `postgres://...`; nil means `<dataDirectory>/classtoday.sqlite`.
+    public var databaseURL: String?
+    /// The folder of SQL migrations (`sqlite/` and `postgres/` inside).
+    public var migrationsDirectory: String = "./Migrations"
+    /// The log level of the server's logger.
+    public var logLevel: Logger.Level = .info
+    /// Largest accepted JSON request body, in bytes.
+    public var maxBodyBytes: Int = 1 << 20
+    /// Largest accepted image upload, in bytes.
+    public var maxImageBytes: Int = 10 << 20
+    /// Requests per minute per client for ordinary routes; 0 turns rate limiting off.
+    public var rateLimitPerMinute: Int = 600
+    /// Requests per minute per client address for signup and login.
+    public var authRateLimitPerMinute: Int = 20
+    /// The bcrypt cost factor for new password hashes.
+    public var bcryptCost: Int = 12
+    /// How long a login token stays valid.
+    public var tokenLifetime: Duration = .seconds(30 * 24 * 3600)
+    /// Whether to make SQLite wait for the disk on every commit (`synchronous=FULL`).
+    public var durableCommits: Bool = true
+
+    /// The default configuration: 127.0.0.1:8080 with everything under `./data`.
+    public init() {}
+
+    /// The SQLite file used when no database URL is configured.
+    public var defaultSQLitePath: String {
+        (dataDirectory as NSString).appendingPathComponent("classtoday.sqlite")
+    }
+
+    /// The folder images are stored in.
+    public var imagesDirectory: String {
+        (dataDirectory as NSString).appendingPathComponent("images")
+    }
+}
+
+extension AppConfiguration {
+    /// Reads the configuration from a reader whose providers are already ordered by precedence.
+    ///
+    /// Keys (environment variables in brackets): `host` (CLASSTODAY_HOST), `port`, `dataDir`, `databaseUrl`,
+    /// `migrationsDir`, `logLevel`, `limits.bodyBytes` (CLASSTODAY_LIMITS_BODY_BYTES), `limits.imageBytes`,
+    /// `rateLimit` (per minute, 0 = off), `authRateLimit`, `bcrypt.cost`, `tokens.lifetimeSeconds`,
+    /// `sqlite.durableCommits`.
+    public init(reader: ConfigReader) throws {
+        var config = AppConfiguration()
+        config.host = reader.string(forKey: "host", default: config.host)
+        config.port = reader.int(forKey: "port", default: config.port)
+        config.dataDirectory = reader.string(forKey: "dataDir", default: config.dataDirectory)
+        config.databaseURL = reader.string(forKey: "databaseUrl", isSecret: true)
+        config.migrationsDirectory = reader.string(forKey: "migrationsDir", default: config.migrationsDirectory)
+        let level = reader.string(forKey: "logLevel", default: config.logLevel.rawValue)
+        guard let logLevel = Logger.Level(rawValue: level.lowercased()) else {
+            throw ConfigurationError.invalid(key: "logLevel", reason: "must be one of \(Logger.Level.allCases.map(\.rawValue))")
+        }
+        config.logLevel = logLevel
+        config.maxBodyBytes = reader.int(forKey: "limits.bodyBytes", default: config.maxBodyBytes)
+        config.maxImageBytes = reader.int(forKey: "limits.imageBytes", default: config.maxImageBytes)
+        config.rateLimitPerMinute = reader.int(forKey: "rateLimit", default: config.rateLimitPerMinute)
+        config.authRateLimitPerMinute = reader.int(forKey: "authRateLimit", default: config.authRateLimitPerMinute)
+        config.bcryptCost = reader.int(forKey: "bcrypt.cost", default: config.bcryptCost)
+        config.tokenLifetime = .seconds(reader.int(forKey: "tokens.lifetimeSeconds", default: 30 * 24 * 3600))
+        config.durableCommits = reader.bool(forKey: "sqlite.durableCommits", default: config.durableCommits)
+        try config.validate()
+        self = config
+    }
+
+    /// Checks that the values can work together; throws a ``ConfigurationError`` naming the key.
+    public func validate() throws {
+        guard (0...65535).contains(port) else { throw ConfigurationError.invalid(key: "port", reason: "must be 0 to 65535") }
+        guard (4...31).contains(bcryptCost) else { throw ConfigurationError.invalid(key: "bcrypt.cost", reason: "must be 4 to 31") }
+        guard maxBodyBytes > 0 else { throw ConfigurationError.invalid(key: "limits.bodyBytes", reason: "must be positive") }
+        guard maxImageBytes > 0 else { throw ConfigurationError.invalid(key: "limits.imageBytes", reason: "must be positive") }
+        guard rateLimitPerMinute >= 0, authRateLimitPerMinute >= 0 else {
+            throw ConfigurationError.invalid(key: "rateLimit", reason: "must not be negative")
+        }
+        guard tokenLifetime > .zero else { throw ConfigurationError.invalid(key: "tokens.lifetimeSeconds", reason: "must be positive") }
+        if let databaseURL { _ = try DatabaseLocation(url: databaseURL) }
+    }
+
+    /// Where the database lives, resolved from ``databaseURL`` or the data folder.
+    public func databaseLocation() throws -> DatabaseLocation {
+        try databaseURL.map { try DatabaseLocation(url: $0) } ?? .sqlite(path: defaultSQLitePath)
+    }
+}
+
+/// The database the server stores its data in.
+public enum DatabaseLocation: Sendable, Equatable {
+    /// An SQLite file.
+    case sqlite(path: String)
+    /// A PostgreSQL server, by connection URL.
+    case postgres(url: String)
+
+    /// Parses `sqlite:///path/file.sqlite` (or `sqlite:relative.sqlite`) and `postgres://` / `postgresql://` URLs.
+    public init(url: String) throws {
+        if url.hasPrefix("sqlite://") {
+            let path = String(url.dropFirst("sqlite://".count))
+            guard !path.isEmpty else { throw ConfigurationError.invalid(key: "databaseUrl", reason: "sqlite URL has no path") }
+            self = .sqlite(path: path)
+        } else if url.hasPrefix("sqlite:") {
+            self = .sqlite(path: String(url.dropFirst("sqlite:".count)))
+        } else if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
+            self = .postgres(url: url)
+        } else {
+            throw ConfigurationError.invalid(key: "databaseUrl", reason: "must start with sqlite:// or postgres://")
+        }
+    }
+}
+
+/// A configuration value that cannot be used.
+public enum ConfigurationError: Error, CustomStringConvertible, Equatable {
+    /// `key` has a value that breaks a rule.
+    case invalid(key: String, reason: String)
+
+    /// A message for the operator.
+    public var description: String {
+        switch self {
+        case .invalid(let key, let reason): "configuration '\(key)' \(reason)"
+        }
+    }
+}
+
+extension AppConfiguration {
+    /// Resolves the configuration from its three sources, highest precedence first: `flags` (keys as in
+    /// ``init(reader:)``), `environment` variables (`CLASSTODAY_` + the key in upper snake case), and the JSON
+    /// `configFile` (`config/classtoday.json` when none is named and that file exists).
+    public static func resolve(
+        flags: [String: ConfigValue], environment: [String: String], configFile: String?
+    ) async throws -> AppConfiguration {
+        var flagValues: [AbsoluteConfigKey: ConfigValue] = [:]
+        for (key, value) in flags {
+            flagValues[AbsoluteConfigKey(key.split(separator: ".").map(String.init))] = value
+        }
+        let file = try await FileProvider<JSONSnapshot>(
+            filePath: FilePath(configFile ?? "config/classtoday.json"), allowMissing: configFile == nil)
+        return try AppConfiguration(reader: ConfigReader(providers: [
+            InMemoryProvider(name: "flags", values: flagValues),
+            EnvironmentVariablesProvider(environmentVariables: environment,
+                                         secretsSpecifier: .specific(["CLASSTODAY_DATABASE_URL"]))
+                .prefixKeys(with: "classtoday"),
+            file,
+        ]))
+    }
+}

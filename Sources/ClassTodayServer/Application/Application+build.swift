@@ -1,0 +1,87 @@
+import ClassTodayCore
+import Foundation
+import Hummingbird
+import Logging
+import Prometheus
+import ServiceLifecycle
+
+/// The server's long-lived parts, built once and shared by the routes.
+public struct ServerEnvironment: Sendable {
+    /// The configuration the server was built from.
+    public let configuration: AppConfiguration
+    /// The embedded database.
+    public let store: SQLiteStore
+    /// Users.
+    public let users: any UserRepository
+    /// Bearer-token sessions.
+    public let sessions: any SessionRepository
+    /// Request metrics rendered by `/metrics`.
+    public let metrics: PrometheusCollectorRegistry
+
+    /// Opens the database named by `configuration`, applies pending migrations and builds the repositories.
+    public static func open(_ configuration: AppConfiguration, logger: Logger) async throws -> ServerEnvironment {
+        let store: SQLiteStore
+        switch try configuration.databaseLocation() {
+        case .sqlite(let path):
+            store = try SQLiteStore.open(path: path, durableCommits: configuration.durableCommits)
+        case .postgres:
+            throw ConfigurationError.invalid(key: "databaseUrl", reason: "PostgreSQL storage is not available in this build yet")
+        }
+        let migrations = try Migration.load(from: URL(fileURLWithPath: configuration.migrationsDirectory)
+            .appendingPathComponent("sqlite").path)
+        try await store.migrate(migrations, logger: logger)
+        return ServerEnvironment(
+            configuration: configuration, store: store, users: SQLiteUserRepository(store: store),
+            sessions: SQLiteSessionRepository(store: store), metrics: PrometheusCollectorRegistry())
+    }
+}
+
+/// Builds the whole server from its configuration: the one composition root, used by `serve` and the tests.
+public func buildApplication(_ configuration: AppConfiguration, logger: Logger? = nil) async throws -> some ApplicationProtocol {
+    var logger = logger ?? Logger(label: "classtoday")
+    logger.logLevel = configuration.logLevel
+    try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+    let environment = try await ServerEnvironment.open(configuration, logger: logger)
+    return buildApplication(environment, logger: logger)
+}
+
+/// Builds the server over an already opened environment.
+public func buildApplication(_ environment: ServerEnvironment, logger: Logger) -> some ApplicationProtocol {
+    let configuration = environment.configuration
+    let router = buildRouter(environment)
+    return Application(
+        router: router,
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "classtoday"),
+        services: [
+            PeriodicJob(name: "expired-session-cleanup", interval: .seconds(3600), logger: logger) {
+                try await environment.sessions.deleteExpired(before: Date())
+            },
+        ],
+        logger: logger)
+}
+
+/// The router with every route and middleware.
+func buildRouter(_ environment: ServerEnvironment) -> Router<AppRequestContext> {
+    let configuration = environment.configuration
+    let routes = RouteTable()
+    let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
+    router.add(middleware: RequestIdMiddleware())
+    router.add(middleware: MetricsMiddleware(registry: environment.metrics))
+    router.add(middleware: RateLimitMiddleware(
+        credentialLimiter: RateLimiter(perMinuteOrOff: configuration.authRateLimitPerMinute),
+        apiLimiter: RateLimiter(perMinuteOrOff: configuration.rateLimitPerMinute)))
+    router.add(middleware: ProblemMiddleware(routes: routes))
+    router.add(middleware: BodyLimitMiddleware(maxBytes: configuration.maxBodyBytes))
+    router.add(middleware: TokenAuthenticator(sessions: environment.sessions))
+
+    OperationsController(store: environment.store, registry: environment.metrics).addRoutes(to: router)
+
+    let accounts = AccountsController(
+        users: environment.users, sessions: environment.sessions,
+        hasher: PasswordHasher(cost: configuration.bcryptCost), tokenLifetime: configuration.tokenLifetime)
+    let api = router.group("v1")
+    accounts.addRoutes(to: api)
+
+    routes.install(router.routes.map { (path: $0.path.description, method: $0.method) })
+    return router
+}

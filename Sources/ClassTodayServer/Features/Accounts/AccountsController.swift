@@ -1,0 +1,136 @@
+import ClassTodayCore
+import Logging
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Signup, login, logout, the caller's own profile and public profiles.
+struct AccountsController {
+    let users: any UserRepository
+    let sessions: any SessionRepository
+    let hasher: PasswordHasher
+    let tokenLifetime: Duration
+
+    /// Adds `/auth/...`, `/me` and `/users/{id}`.
+    func addRoutes(to group: RouterGroup<AppRequestContext>) {
+        group.post("auth/signup", use: signup)
+        group.post("auth/login", use: login)
+        group.post("auth/logout", use: logout)
+        group.get("me", use: me)
+        group.patch("me", use: updateMe)
+        group.put("me/location", use: updateLocation)
+        group.get("users/{id}", use: publicProfile)
+    }
+
+    @Sendable func signup(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<SessionResponse> {
+        let body = try await request.decode(as: SignupRequest.self, context: context)
+        var validator = FieldValidator()
+        if let email = body.email {
+            validator.check(UserRules.isValidEmail(email), "email", "must be a valid email address")
+        } else {
+            validator.fail("email", "is required")
+        }
+        UserRules.checkPassword(body.password, into: &validator)
+        validator.require(body.nickname, "nickname")
+        validator.checkLength(body.nickname, "nickname", UserRules.nicknameLength)
+        try validator.throwIfInvalid()
+        guard let email = body.email, let password = body.password, let nickname = body.nickname else {
+            throw DomainError.badRequest("email, password and nickname are required")
+        }
+        let hash = try await hasher.hash(password)
+        let user = try await users.create(
+            NewUser(email: email, passwordHash: hash, nickname: nickname.trimmingWhitespace()), at: Date())
+        let token = try await startSession(for: user.id)
+        context.logger.info("signed up", metadata: ["user_id": "\(user.id)"])
+        return EditedResponse(status: .created, response: SessionResponse(token: token, user: UserResponse(user: user)))
+    }
+
+    @Sendable func login(_ request: Request, context: AppRequestContext) async throws -> SessionResponse {
+        let body = try await request.decode(as: LoginRequest.self, context: context)
+        var validator = FieldValidator()
+        validator.require(body.email, "email")
+        validator.require(body.password, "password")
+        try validator.throwIfInvalid()
+        guard let email = body.email, let password = body.password else {
+            throw DomainError.badRequest("email and password are required")
+        }
+        let credentials = try await users.credentials(email: email)
+        guard try await hasher.verify(password, against: credentials?.passwordHash),
+              let credentials, let user = try await users.user(id: credentials.userId)
+        else {
+            throw DomainError.unauthorized("wrong email or password")
+        }
+        return SessionResponse(token: try await startSession(for: user.id), user: UserResponse(user: user))
+    }
+
+    @Sendable func logout(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let caller = try context.requireCaller()
+        try await sessions.revoke(tokenHash: caller.tokenHash)
+        return Response(status: .noContent)
+    }
+
+    @Sendable func me(_ request: Request, context: AppRequestContext) async throws -> UserResponse {
+        let caller = try context.requireCaller()
+        guard let user = try await users.user(id: caller.userId) else { throw DomainError.unauthorized("the account no longer exists") }
+        return UserResponse(user: user)
+    }
+
+    @Sendable func updateMe(_ request: Request, context: AppRequestContext) async throws -> UserResponse {
+        let caller = try context.requireCaller()
+        let patch = try await request.decode(as: ProfilePatchRequest.self, context: context)
+        var validator = FieldValidator()
+        validator.checkLength(patch.nickname, "nickname", UserRules.nicknameLength)
+        validator.checkLength(patch.description, "description", UserRules.descriptionLength)
+        validator.checkLength(patch.company, "company", UserRules.companyLength)
+        validator.check(patch.unknownSubjects.isEmpty, "subjects",
+                        "unknown subjects \(patch.unknownSubjects); allowed: \(Subject.allCases.map(\.rawValue))")
+        UserRules.checkNoDuplicates(patch.subjects, "subjects", into: &validator)
+        if case .value = patch.profileImageId {
+            validator.fail("profileImageId", "must be an image you uploaded")
+        }
+        try validator.throwIfInvalid()
+        let user = try await users.update(id: caller.userId) { user in
+            if let nickname = patch.nickname { user.nickname = nickname.trimmingWhitespace() }
+            if let description = patch.description { user.description = description }
+            if let company = patch.company { user.company = company }
+            if let subjects = patch.subjects { user.subjects = subjects }
+            if case .null = patch.profileImageId { user.profileImageId = nil }
+        }
+        return UserResponse(user: user)
+    }
+
+    @Sendable func updateLocation(_ request: Request, context: AppRequestContext) async throws -> UserResponse {
+        let caller = try context.requireCaller()
+        let body = try await request.decode(as: LocationRequest.self, context: context)
+        var validator = FieldValidator()
+        validator.require(body.lat, "lat")
+        validator.require(body.lon, "lon")
+        if let lat = body.lat { validator.check(lat.isFinite && (-90...90).contains(lat), "lat", "must be between -90 and 90") }
+        if let lon = body.lon { validator.check(lon.isFinite && (-180...180).contains(lon), "lon", "must be between -180 and 180") }
+        validator.checkLength(body.keywordLocation, "keywordLocation", UserRules.keywordLocationLength)
+        validator.checkLength(body.detailLocation, "detailLocation", UserRules.detailLocationLength)
+        try validator.throwIfInvalid()
+        guard let lat = body.lat, let lon = body.lon else { throw DomainError.badRequest("lat and lon are required") }
+        let user = try await users.update(id: caller.userId) { user in
+            user.location = GeoPoint(lat: lat, lon: lon)
+            user.keywordLocation = body.keywordLocation
+            user.detailLocation = body.detailLocation
+        }
+        return UserResponse(user: user)
+    }
+
+    @Sendable func publicProfile(_ request: Request, context: AppRequestContext) async throws -> PublicProfileResponse {
+        let id = try context.parameters.require("id")
+        guard let user = try await users.user(id: id) else { throw DomainError.notFound("user") }
+        return PublicProfileResponse(user: user)
+    }
+
+    private func startSession(for userId: String) async throws -> String {
+        let token = BearerToken.generate()
+        let now = Date()
+        try await sessions.create(Session(
+            tokenHash: BearerToken.hash(token), userId: userId, createdAt: now,
+            expiresAt: now.addingTimeInterval(tokenLifetime.seconds)))
+        return token
+    }
+}

@@ -1,0 +1,34 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Bearer tokens: 256-bit random values handed to the client once and stored only as their SHA-256.
+enum BearerToken {
+    /// A new token: 32 random bytes, base64url without padding (43 characters).
+    static func generate() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// The stored form of a token: hex SHA-256.
+    static func hash(_ token: String) -> String {
+        SHA256.hash(data: Data(token.utf8)).hexString
+    }
+
+    /// The token of an `Authorization: Bearer <token>` header, or of a `token` query parameter
+    /// (for WebSocket clients that cannot set headers).
+    static func from(_ request: Request) -> String? {
+        if let header = request.headers[.authorization] {
+            let parts = header.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+            let token = parts[1].trimmingCharacters(in: .whitespaces)
+            return token.isEmpty ? nil : token
+        }
+        return nil
+    }
+}

@@ -1,0 +1,92 @@
+import ClassTodayCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOFoundationCompat
+
+/// Decodes request bodies as JSON. A body that is not JSON, or has a value of the wrong type, becomes a
+/// ``DomainError/badRequest(_:)`` that names the field but never echoes decoder internals.
+public struct APIJSONDecoder: RequestDecoder {
+    /// Creates the decoder.
+    public init() {}
+
+    public func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
+        let buffer = try await request.body.collect(upTo: context.maxUploadSize)
+        return try Self.decode(type, from: Data(buffer: buffer))
+    }
+
+    /// Decodes `data`, mapping decoding failures to safe ``DomainError/badRequest(_:)`` messages.
+    public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = RFC3339.parse(text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an RFC 3339 date")
+            }
+            return date
+        }
+        do {
+            return try decoder.decode(type, from: data)
+        } catch let error as DecodingError {
+            throw DomainError.badRequest(Self.describe(error))
+        }
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        func path(_ codingPath: [any CodingKey]) -> String {
+            codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+                .trimmingPrefix(".").description
+        }
+        switch error {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            return context.codingPath.isEmpty ? "the body must be a JSON object" : "field '\(path(context.codingPath))' has the wrong type"
+        case .keyNotFound(let key, let context):
+            return "field '\(path(context.codingPath + [key]))' is required"
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "the body is not valid JSON" : "field '\(path(context.codingPath))' has an invalid value"
+        @unknown default:
+            return "the body could not be read"
+        }
+    }
+}
+
+/// Encodes response bodies as JSON with RFC 3339 UTC dates.
+public struct APIJSONEncoder: ResponseEncoder {
+    /// Creates the encoder.
+    public init() {}
+
+    public func encode(_ value: some Encodable, from request: Request, context: some RequestContext) throws -> Response {
+        let data = try Self.encode(value)
+        var buffer = ByteBuffer()
+        buffer.writeBytes(data)
+        return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: buffer))
+    }
+
+    /// The JSON bytes of `value`.
+    public static func encode(_ value: some Encodable) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(RFC3339.format(date))
+        }
+        return try encoder.encode(value)
+    }
+}
+
+/// RFC 3339 timestamps in UTC, as the API writes and reads them.
+public enum RFC3339 {
+    /// `2026-11-22T09:30:00Z` (whole seconds, UTC).
+    public static func format(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(timeZone: .gmt))
+    }
+
+    /// Parses a timestamp with or without fractional seconds and with any offset.
+    public static func parse(_ text: String) -> Date? {
+        if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: false, timeZone: .gmt).parse(text) {
+            return date
+        }
+        return try? Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt).parse(text)
+    }
+}

@@ -1,0 +1,46 @@
+import ClassTodayCore
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The per-request context of every route: the core storage, the caller's identity, the client address.
+public struct AppRequestContext: RequestContext, RemoteAddressRequestContext {
+    /// Hummingbird's own per-request storage.
+    public var coreContext: CoreRequestContextStorage
+    /// The signed-in caller, set by ``TokenAuthenticator`` when a valid token came with the request.
+    public var caller: Caller?
+    /// The address the request came from.
+    public let remoteAddress: SocketAddress?
+    /// The request-body limit for decoding, set per route group by ``BodyLimitMiddleware``.
+    public var maxUploadSize: Int = 1 << 20
+
+    /// Creates the context for a request arriving on `source.channel`.
+    public init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+        self.remoteAddress = source.channel.remoteAddress
+    }
+
+    /// JSON with RFC 3339 dates; decoding failures become 400 problems without internals.
+    public var requestDecoder: APIJSONDecoder { APIJSONDecoder() }
+    /// JSON with RFC 3339 dates.
+    public var responseEncoder: APIJSONEncoder { APIJSONEncoder() }
+
+    /// The signed-in caller, or ``DomainError/unauthorized(_:)`` for routes that need one.
+    public func requireCaller() throws -> Caller {
+        guard let caller else { throw DomainError.unauthorized("a valid bearer token is required") }
+        return caller
+    }
+
+    /// The client key used for rate limiting: the address without its port.
+    public var clientAddress: String {
+        remoteAddress?.ipAddress ?? "unknown"
+    }
+}
+
+/// Who is making a request.
+public struct Caller: Sendable, Hashable {
+    /// The user's id.
+    public let userId: String
+    /// SHA-256 of the token the request carried, used to revoke it on logout.
+    public let tokenHash: String
+}

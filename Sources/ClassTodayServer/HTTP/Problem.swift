@@ -1,0 +1,65 @@
+import ClassTodayCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// An RFC 9457 problem document, the body of every error response.
+public struct Problem: Codable, Sendable, Equatable {
+    /// A URI naming the kind of problem.
+    public var type: String
+    /// A short summary of the kind of problem.
+    public var title: String
+    /// The HTTP status code.
+    public var status: Int
+    /// What went wrong with this request, safe to show to a client developer.
+    public var detail: String?
+    /// One entry per invalid field, for validation problems.
+    public var errors: [FieldError]?
+
+    /// Creates a problem for `status`, its type and title derived from the status.
+    public init(status: HTTPResponse.Status, detail: String?, errors: [FieldError]? = nil) {
+        self.type = "https://classtoday.app/problems/\(Self.slug(for: status))"
+        self.title = status.reasonPhrase
+        self.status = status.code
+        self.detail = detail
+        self.errors = errors
+    }
+
+    /// The problem+json response, with any extra headers (`Retry-After`, `Allow`).
+    public func response(headers extra: HTTPFields = [:]) -> Response {
+        var headers: HTTPFields = [.contentType: "application/problem+json"]
+        headers.append(contentsOf: extra)
+        let data = (try? APIJSONEncoder.encode(self)) ?? Data()
+        return Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    private static func slug(for status: HTTPResponse.Status) -> String {
+        switch status.code {
+        case 400: "bad-request"
+        case 401: "unauthorized"
+        case 403: "forbidden"
+        case 404: "not-found"
+        case 405: "method-not-allowed"
+        case 409: "conflict"
+        case 413: "too-large"
+        case 415: "unsupported-media-type"
+        case 422: "validation"
+        case 429: "rate-limited"
+        default: status.code >= 500 ? "server-error" : "http-\(status.code)"
+        }
+    }
+}
+
+extension DomainError {
+    /// The problem this error is answered with.
+    var problem: Problem {
+        switch self {
+        case .notFound(let what): Problem(status: .notFound, detail: "\(what) not found")
+        case .forbidden(let detail): Problem(status: .forbidden, detail: detail)
+        case .conflict(let detail): Problem(status: .conflict, detail: detail)
+        case .validation(let errors): Problem(status: .unprocessableContent, detail: "some fields are invalid", errors: errors)
+        case .unauthorized(let detail): Problem(status: .unauthorized, detail: detail)
+        case .badRequest(let detail): Problem(status: .badRequest, detail: detail)
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import GRDB
+import Logging
+
+/// The embedded database: one SQLite file in WAL mode behind a GRDB `DatabasePool`.
+public struct SQLiteStore: Sendable {
+    /// The pool every SQLite repository reads and writes through.
+    public let writer: DatabasePool
+
+    /// Opens (creating if needed) the database file at `path`.
+    ///
+    /// Foreign keys are on, writers wait up to `busyTimeout` for a lock, and with `durableCommits`
+    /// each commit waits for the disk (`synchronous=FULL`) so that an acknowledged write survives power loss.
+    public static func open(path: String, durableCommits: Bool = true, busyTimeout: TimeInterval = 5) throws -> SQLiteStore {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var configuration = GRDB.Configuration()
+        configuration.foreignKeysEnabled = true
+        configuration.busyMode = .timeout(busyTimeout)
+        configuration.maximumReaderCount = 8
+        let synchronous = durableCommits ? "FULL" : "NORMAL"
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+        }
+        return SQLiteStore(writer: try DatabasePool(path: path, configuration: configuration))
+    }
+
+    /// Applies pending migrations, one transaction per file, and returns the ones applied.
+    @discardableResult
+    public func migrate(_ migrations: [Migration], logger: Logger) async throws -> [Migration] {
+        try await writer.write { db in
+            try db.execute(sql: """
+                CREATE TABLE IF NOT EXISTS schema_migrations (
+                    version TEXT PRIMARY KEY, name TEXT NOT NULL, checksum TEXT NOT NULL, applied_at INTEGER NOT NULL
+                ) STRICT
+                """)
+        }
+        let applied = try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT version, checksum FROM schema_migrations").map {
+                AppliedMigration(version: $0["version"], checksum: $0["checksum"])
+            }
+        }
+        let pending = try MigrationPlan.pending(files: migrations, applied: applied)
+        for migration in pending {
+            try await writer.writeWithoutTransaction { db in
+                try db.inTransaction(.immediate) {
+                    // Another process may have applied it since we looked.
+                    let done = try Bool.fetchOne(
+                        db, sql: "SELECT EXISTS(SELECT 1 FROM schema_migrations WHERE version = ?)",
+                        arguments: [migration.version]) ?? false
+                    if !done {
+                        try db.execute(sql: migration.sql)
+                        try db.execute(
+                            sql: "INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)",
+                            arguments: [migration.version, migration.name, migration.checksum, Date().millisecondsSince1970])
+                    }
+                    return .commit
+                }
+            }
+            logger.info("applied migration", metadata: ["version": "\(migration.version)", "name": "\(migration.name)"])
+        }
+        return pending
+    }
+
+    /// Whether the database answers a trivial query.
+    public func isHealthy() async -> Bool {
+        (try? await writer.read { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1
+    }
+}
+
+extension Date {
+    /// Milliseconds since 1970-01-01 UTC, the storage form of dates.
+    var millisecondsSince1970: Int64 {
+        Int64((timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
+    /// The date `milliseconds` after 1970-01-01 UTC.
+    init(millisecondsSince1970 milliseconds: Int64) {
+        self.init(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+}

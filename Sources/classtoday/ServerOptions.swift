@@ -1,0 +1,35 @@
+import ArgumentParser
+import ClassTodayServer
+import Configuration
+import Foundation
+
+/// Options shared by the subcommands that open the database. A flag overrides its `CLASSTODAY_*` variable,
+/// which overrides the config file, which overrides the built-in default.
+struct ServerOptions: ParsableArguments {
+    @Option(help: "The data folder (SQLite database and images). Env: CLASSTODAY_DATA_DIR. Default ./data")
+    var dataDir: String?
+
+    @Option(help: "sqlite:///path/file.sqlite or postgres://user:pass@host:port/db. Env: CLASSTODAY_DATABASE_URL")
+    var database: String?
+
+    @Option(help: "A JSON config file. Env: CLASSTODAY_CONFIG. Default config/classtoday.json when present")
+    var config: String?
+
+    @Option(help: "The folder holding sqlite/ and postgres/ migrations. Env: CLASSTODAY_MIGRATIONS_DIR. Default ./Migrations")
+    var migrationsDir: String?
+
+    @Option(help: "trace, debug, info, notice, warning, error or critical. Env: CLASSTODAY_LOG_LEVEL")
+    var logLevel: String?
+
+    /// The configuration, with `extra` flag values of the subcommand added to these options.
+    func resolve(extra: [String: ConfigValue] = [:]) async throws -> AppConfiguration {
+        var flags = extra
+        if let dataDir { flags["dataDir"] = .init(.string(dataDir), isSecret: false) }
+        if let migrationsDir { flags["migrationsDir"] = .init(.string(migrationsDir), isSecret: false) }
+        if let logLevel { flags["logLevel"] = .init(.string(logLevel), isSecret: false) }
+        if let database { flags["databaseUrl"] = .init(.string(database), isSecret: true) }
+        let environment = ProcessInfo.processInfo.environment
+        return try await AppConfiguration.resolve(
+            flags: flags, environment: environment, configFile: config ?? environment["CLASSTODAY_CONFIG"])
+    }
+}

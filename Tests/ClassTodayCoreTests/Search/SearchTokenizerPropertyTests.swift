@@ -1,0 +1,133 @@
+import Testing
+@testable import ClassTodayCore
+
+@Suite("SearchTokenizer properties")
+struct SearchTokenizerPropertyTests {
+    private typealias Support = SearchTokenTestSupport
+
+    private static let koreanWords = [
+        "수학", "요가", "영", "영어", "가수", "수업", "기초", "파이썬", "피아노", "초등", "학생", "과외",
+        "요", "가", "수", "업", "기타", "레슨", "커피", "바리스타", "반", "입문", "중급", "회화",
+    ]
+    private static let latinWords = [
+        "Python", "python", "guitar", "Guitar", "GUI", "café", "CAFE", "Beginners", "for", "yoga",
+        "math", "piano", "3D", "2024", "Straße", "naïve", "Привет", "日本", "a", "ab",
+    ]
+    private static let separators = [
+        " ", " ", " ", "", "", "  ", "\n", ", ", "-", "/", "(", ")", "!", "\"", "*", ":", " NEAR ", " OR ",
+    ]
+
+    /// Random text of `count` vocabulary words joined by random separators (often no space at all).
+    private static func randomText(_ count: Int, using random: inout Support.SeededGenerator) -> String {
+        var text = ""
+        for index in 0..<count {
+            if index > 0 {
+                text += separators.randomElement(using: &random)!
+            }
+            let vocabulary = Bool.random(using: &random) ? koreanWords : latinWords
+            text += vocabulary.randomElement(using: &random)!
+        }
+        return text
+    }
+
+    /// A random stretch of `text`'s scalars (possibly cutting words and graphemes).
+    private static func randomSlice(of text: String, using random: inout Support.SeededGenerator) -> String {
+        let scalars = Array(text.unicodeScalars)
+        guard !scalars.isEmpty else { return text }
+        let start = Int.random(in: 0..<scalars.count, using: &random)
+        let end = Int.random(in: (start + 1)...min(scalars.count, start + 8), using: &random)
+        return String(String.UnicodeScalarView(scalars[start..<end]))
+    }
+
+    @Test("the FTS expression selects every document that matches")
+    func ftsExpressionIsSuperset() throws {
+        var random = Support.SeededGenerator(seed: 0x5EED_C1A5_5ED0)
+        var checked = 0
+        var positives = 0
+        var failures = 0
+        for _ in 0..<4000 {
+            let document = Self.randomText(Int.random(in: 1...10, using: &random), using: &random)
+            let text = Bool.random(using: &random)
+                ? Self.randomSlice(of: document, using: &random)
+                : Self.randomText(Int.random(in: 1...3, using: &random), using: &random)
+            guard let query = SearchTokenizer.query(text) else { continue }
+            checked += 1
+            let tokens = SearchTokenizer.indexTokens(for: document)
+            let requirements = try #require(Support.parseMatchExpression(query.ftsMatchExpression))
+            guard query.matches(document) else { continue }
+            positives += 1
+            if !Support.satisfies(requirements, tokens: tokens) {
+                failures += 1
+                Issue.record("FTS misses document \(document.debugDescription) for query \(text.debugDescription)")
+                if failures >= 10 { break }
+            }
+        }
+        #expect(checked > 3500)
+        #expect(positives > 1000)
+    }
+
+    @Test("every index token and every required token is safe for FTS5 and PostgreSQL")
+    func tokensAreSafe() {
+        var random = Support.SeededGenerator(seed: 42)
+        for _ in 0..<500 {
+            let text = Self.randomText(Int.random(in: 1...8, using: &random), using: &random)
+            let tokens = SearchTokenizer.indexTokens(for: text)
+            let required = SearchTokenizer.query(text)?.tokenRequirements.map(\.token) ?? []
+            for token in tokens + required where !Support.isSafeToken(token) {
+                Issue.record("unsafe token \(token.debugDescription) from \(text.debugDescription)")
+                return
+            }
+        }
+    }
+
+    @Test("a document matches the query made of its own text")
+    func documentMatchesItself() {
+        var random = Support.SeededGenerator(seed: 7)
+        for _ in 0..<500 {
+            let text = Self.randomText(Int.random(in: 1...8, using: &random), using: &random)
+            if let query = SearchTokenizer.query(text), !query.matches(text) {
+                Issue.record("\(text.debugDescription) does not match itself")
+                return
+            }
+        }
+    }
+
+    @Test("for Korean text on one line, matching is substring search with spaces removed")
+    func koreanMatchesSpacelessSubstring() {
+        var random = Support.SeededGenerator(seed: 2024)
+        for _ in 0..<1000 {
+            let document = (0..<Int.random(in: 1...6, using: &random))
+                .map { _ in Self.koreanWords.randomElement(using: &random)! }
+                .joined(separator: Bool.random(using: &random) ? " " : "")
+            let queryWords = (0..<Int.random(in: 1...2, using: &random)).map { _ in
+                Bool.random(using: &random)
+                    ? Self.koreanWords.randomElement(using: &random)!
+                    : Self.randomSlice(of: document.replacingSpaces(), using: &random)
+            }
+            let query = SearchTokenizer.query(queryWords.joined(separator: " "))
+            let spaceless = document.replacingSpaces()
+            let expected = queryWords.allSatisfy { spaceless.unicodeScalars.containsRun(of: $0.unicodeScalars) }
+            if query?.matches(document) != expected {
+                Issue.record("\(queryWords) in \(document.debugDescription): expected \(expected)")
+                return
+            }
+        }
+    }
+}
+
+private extension String {
+    /// The string without its spaces.
+    func replacingSpaces() -> String {
+        String(String.UnicodeScalarView(unicodeScalars.filter { $0 != " " }))
+    }
+}
+
+private extension String.UnicodeScalarView {
+    /// Whether `needle` occurs contiguously in the view.
+    func containsRun(of needle: String.UnicodeScalarView) -> Bool {
+        let haystack = Array(self)
+        let wanted = Array(needle)
+        guard wanted.count <= haystack.count else { return false }
+        return (0...(haystack.count - wanted.count)).contains { Array(haystack[$0..<$0 + wanted.count]) == wanted }
+    }
+}

@@ -1,0 +1,71 @@
+import Configuration
+import Foundation
+import Testing
+@testable import ClassTodayServer
+
+@Suite("Configuration")
+struct AppConfigurationTests {
+    private func writeConfigFile(_ json: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("classtoday-config-\(UUID().uuidString).json").path
+        try json.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test("with nothing set, the server listens on 127.0.0.1:8080 and keeps its data in ./data")
+    func defaults() async throws {
+        let configuration = try await AppConfiguration.resolve(flags: [:], environment: [:], configFile: nil)
+        #expect(configuration.host == "127.0.0.1")
+        #expect(configuration.port == 8080)
+        #expect(configuration.dataDirectory == "./data")
+        #expect(try configuration.databaseLocation() == .sqlite(path: "./data/classtoday.sqlite"))
+        #expect(configuration.durableCommits)
+    }
+
+    @Test("flags beat environment variables, which beat the config file")
+    func precedence() async throws {
+        let file = try writeConfigFile(#"{"port": 7000, "host": "0.0.0.0", "dataDir": "/srv/file", "bcrypt": {"cost": 10}, "rateLimit": 5}"#)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let fromFile = try await AppConfiguration.resolve(flags: [:], environment: [:], configFile: file)
+        #expect(fromFile.port == 7000 && fromFile.host == "0.0.0.0" && fromFile.bcryptCost == 10 && fromFile.rateLimitPerMinute == 5)
+
+        let environment = ["CLASSTODAY_PORT": "7100", "CLASSTODAY_DATA_DIR": "/srv/env", "CLASSTODAY_BCRYPT_COST": "11",
+                           "CLASSTODAY_RATE_LIMIT": "0"]
+        let fromEnvironment = try await AppConfiguration.resolve(flags: [:], environment: environment, configFile: file)
+        #expect(fromEnvironment.port == 7100 && fromEnvironment.dataDirectory == "/srv/env" && fromEnvironment.bcryptCost == 11)
+        #expect(fromEnvironment.host == "0.0.0.0")
+        #expect(fromEnvironment.rateLimitPerMinute == 0)
+
+        let fromFlags = try await AppConfiguration.resolve(
+            flags: ["port": .init(.int(7200), isSecret: false)], environment: environment, configFile: file)
+        #expect(fromFlags.port == 7200 && fromFlags.dataDirectory == "/srv/env")
+    }
+
+    @Test("bad values are refused with the key named")
+    func invalid() async throws {
+        await #expect(throws: ConfigurationError.invalid(key: "port", reason: "must be 0 to 65535")) {
+            try await AppConfiguration.resolve(flags: [:], environment: ["CLASSTODAY_PORT": "70000"], configFile: nil)
+        }
+        await #expect(throws: ConfigurationError.self) {
+            try await AppConfiguration.resolve(flags: [:], environment: ["CLASSTODAY_DATABASE_URL": "mysql://x"], configFile: nil)
+        }
+        await #expect(throws: ConfigurationError.self) {
+            try await AppConfiguration.resolve(flags: [:], environment: ["CLASSTODAY_LOG_LEVEL": "loud"], configFile: nil)
+        }
+    }
+
+    @Test("database URLs", arguments: [
+        ("sqlite:///var/lib/ct/db.sqlite", DatabaseLocation.sqlite(path: "/var/lib/ct/db.sqlite")),
+        ("sqlite://relative.sqlite", DatabaseLocation.sqlite(path: "relative.sqlite")),
+        ("postgres://u:p@localhost:5432/ct", DatabaseLocation.postgres(url: "postgres://u:p@localhost:5432/ct")),
+    ])
+    func databaseURLs(url: String, location: DatabaseLocation) throws {
+        #expect(try DatabaseLocation(url: url) == location)
+    }
+
+    @Test("a named config file that does not exist is an error")
+    func missingNamedFile() async throws {
+        await #expect(throws: (any Error).self) {
+            try await AppConfiguration.resolve(flags: [:], environment: [:], configFile: "/nonexistent/classtoday.json")
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import Testing
+@testable import ClassTodayServer
+
+@Suite("Operations")
+struct OperationsTests {
+    @Test("GET /health checks the database")
+    func health() async throws {
+        try await TestServer.withRouter { client in
+            let response = try await client.send(.get, "/health")
+            #expect(response.status == .ok)
+            #expect(try response.jsonObject()["status"] as? String == "ok")
+        }
+    }
+
+    @Test("GET /metrics counts requests by route and status and records latency")
+    func metrics() async throws {
+        try await TestServer.withRouter { client in
+            _ = try await client.send(.get, "/v1/users/nobody")
+            _ = try await client.send(.get, "/v1/users/nobody")
+            let response = try await client.send(.get, "/metrics")
+            #expect(response.status == .ok)
+            let text = String(buffer: response.body)
+            #expect(text.contains(#"http_requests_total{method="GET",route="/v1/users/{id}",status="404"} 2"#))
+            #expect(text.contains("http_request_duration_seconds_bucket"))
+        }
+    }
+
+    @Test("the OpenAPI document describes every route that exists, and nothing else")
+    func openAPICoversRoutes() async throws {
+        let configuration = TestServer.configuration()
+        defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
+        let environment = try await ServerEnvironment.open(configuration, logger: Logger(label: "test"))
+        let router = buildRouter(environment)
+        let document = try #require(try JSONSerialization.jsonObject(with: OpenAPIDocument.bytes()) as? [String: Any])
+        #expect(document["openapi"] as? String == "3.1.0")
+        let paths = try #require(document["paths"] as? [String: [String: Any]])
+        let documented = Set(paths.flatMap { path, operations in
+            operations.keys.filter { $0 != "parameters" }.map { "\($0.uppercased()) \(path)" }
+        })
+        let registered = Set(router.routes.filter { $0.method != .head }.map { "\($0.method.rawValue) \($0.path.description)" })
+        #expect(registered.subtracting(documented).sorted() == [], "routes missing from openapi.json")
+        #expect(documented.subtracting(registered).sorted() == [], "openapi.json documents routes that do not exist")
+        for (path, operations) in paths {
+            for (method, operation) in operations where method != "parameters" {
+                let responses = (operation as? [String: Any])?["responses"] as? [String: Any]
+                #expect(responses?.isEmpty == false, "\(method) \(path) has no responses")
+            }
+        }
+    }
+
+    @Test("the OpenAPI document is served as JSON and YAML")
+    func openAPIServed() async throws {
+        try await TestServer.withRouter { client in
+            let json = try await client.send(.get, "/openapi.json")
+            #expect(json.status == .ok)
+            #expect(try json.jsonObject()["openapi"] as? String == "3.1.0")
+            let yaml = try await client.send(.get, "/openapi.yaml")
+            #expect(yaml.status == .ok)
+            #expect(yaml.headers[.contentType] == "application/yaml")
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import GRDB
+import Logging
+import Testing
+@testable import ClassTodayServer
+
+@Suite("Migrations")
+struct MigrationsTests {
+    private let logger = Logger(label: "test")
+
+    private func temporaryFolder() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("classtoday-migrations-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    @Test("the shipped migrations apply once; a second run applies nothing")
+    func appliedOnce() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try SQLiteStore.open(path: folder.appendingPathComponent("db.sqlite").path)
+        let migrations = try Migration.load(from: TestServer.migrationsDirectory + "/sqlite")
+        #expect(!migrations.isEmpty)
+        let first = try await store.migrate(migrations, logger: logger)
+        #expect(first.map(\.version) == migrations.map(\.version))
+        let second = try await store.migrate(migrations, logger: logger)
+        #expect(second.isEmpty)
+        let recorded = try await store.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM schema_migrations") }
+        #expect(recorded == migrations.count)
+        let journal = try await store.writer.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+        #expect(journal == "wal")
+        let foreignKeys = try await store.writer.read { db in try Int.fetchOne(db, sql: "PRAGMA foreign_keys") }
+        #expect(foreignKeys == 1)
+        let synchronous = try await store.writer.read { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
+        #expect(synchronous == 2) // FULL
+    }
+
+    @Test("a migration changed after it was applied is refused, and nothing else is applied")
+    func changedFileRefused() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let files = folder.appendingPathComponent("sqlite")
+        try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+        try "CREATE TABLE a (x INTEGER) STRICT;".write(to: files.appendingPathComponent("0001_a.sql"), atomically: true, encoding: .utf8)
+        let store = try SQLiteStore.open(path: folder.appendingPathComponent("db.sqlite").path)
+        try await store.migrate(try Migration.load(from: files.path), logger: logger)
+
+        try "CREATE TABLE a (x INTEGER, y TEXT) STRICT;".write(to: files.appendingPathComponent("0001_a.sql"), atomically: true, encoding: .utf8)
+        try "CREATE TABLE b (x INTEGER) STRICT;".write(to: files.appendingPathComponent("0002_b.sql"), atomically: true, encoding: .utf8)
+        await #expect(throws: MigrationError.checksumMismatch(version: "0001", name: "a")) {
+            try await store.migrate(try Migration.load(from: files.path), logger: logger)
+        }
+        let tableB = try await store.writer.read { db in try db.tableExists("b") }
+        #expect(!tableB)
+    }
+
+    @Test("a failing migration rolls back entirely and is not recorded")
+    func failingMigrationRollsBack() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let files = folder.appendingPathComponent("sqlite")
+        try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+        try "CREATE TABLE ok (x INTEGER) STRICT;".write(to: files.appendingPathComponent("0001_ok.sql"), atomically: true, encoding: .utf8)
+        try "CREATE TABLE half (x INTEGER) STRICT; SELECT * FROM missing_table;"
+            .write(to: files.appendingPathComponent("0002_bad.sql"), atomically: true, encoding: .utf8)
+        let store = try SQLiteStore.open(path: folder.appendingPathComponent("db.sqlite").path)
+        await #expect(throws: (any Error).self) {
+            try await store.migrate(try Migration.load(from: files.path), logger: logger)
+        }
+        let state = try await store.writer.read { db in
+            (try db.tableExists("ok"), try db.tableExists("half"),
+             try String.fetchAll(db, sql: "SELECT version FROM schema_migrations"))
+        }
+        #expect(state.0 && !state.1 && state.2 == ["0001"])
+    }
+
+    @Test("a database with a migration this server does not know is refused")
+    func unknownVersionRefused() throws {
+        let files = [Migration(version: "0001", name: "a", sql: "SELECT 1")]
+        let applied = [AppliedMigration(version: "0001", checksum: files[0].checksum), AppliedMigration(version: "0002", checksum: "x")]
+        #expect(throws: MigrationError.unknownAppliedVersion("0002")) {
+            try MigrationPlan.pending(files: files, applied: applied)
+        }
+    }
+
+    @Test("files are ordered numerically and badly named files are refused")
+    func fileNames() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for name in ["0010_c.sql", "0002_b.sql", "0001_a.sql"] {
+            try "SELECT 1;".write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
+        #expect(try Migration.load(from: folder.path).map(\.version) == ["0001", "0002", "0010"])
+        try "SELECT 1;".write(to: folder.appendingPathComponent("notes.sql"), atomically: true, encoding: .utf8)
+        #expect(throws: MigrationError.badFileName("notes.sql")) { try Migration.load(from: folder.path) }
+    }
+}
