@@ -34,7 +34,7 @@ let package = Package(
     targets: [
         .target(
             name: "ClassTodayCore",
-            sources: ["Errors", "Support", "Catalog", "Users", "Search", "Geo/GeoPoint.swift", "Geo/Haversine.swift"],
+            sources: ["Errors", "Support", "Catalog", "Users", "Search", "Images", "Geo/GeoPoint.swift", "Geo/Haversine.swift"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(
             name: "ClassTodayCoreTests",
             dependencies: ["ClassTodayCore"],
-            exclude: ["Images", "Geo"],
+            exclude: ["Geo"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
