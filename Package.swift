@@ -30,11 +30,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
     ],
     targets: [
         .target(
             name: "ClassTodayCore",
-            sources: ["Errors", "Support", "Catalog", "Users", "Search", "Images", "Geo/GeoPoint.swift", "Geo/Haversine.swift"],
+            sources: ["Errors", "Support", "Catalog", "Users", "Search", "Images", "Classes", "Pagination", "Geo"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -42,6 +43,7 @@ let package = Package(
             dependencies: [
                 "ClassTodayCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -57,6 +59,8 @@ let package = Package(
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
             ],
             resources: [.copy("Resources/openapi.json")],
             swiftSettings: swiftSettings
@@ -72,9 +76,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "ClassTodayTestSupport",
+            dependencies: ["ClassTodayCore"],
+            path: "Tests/ClassTodayTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "ClassTodayCoreTests",
-            dependencies: ["ClassTodayCore"],
+            dependencies: ["ClassTodayCore", "ClassTodayTestSupport"],
             exclude: ["Geo"],
             swiftSettings: swiftSettings
         ),
@@ -82,6 +92,7 @@ let package = Package(
             name: "ClassTodayServerTests",
             dependencies: [
                 "ClassTodayServer",
+                "ClassTodayTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ],

@@ -31,6 +31,10 @@ public struct AppConfiguration: Sendable {
     public var tokenLifetime: Duration = .seconds(30 * 24 * 3600)
     /// Whether to make SQLite wait for the disk on every commit (`synchronous=FULL`).
     public var durableCommits: Bool = true
+    /// How long an uploaded image may stay unattached (no class, profile or message) before it is removed.
+    public var unattachedImageGrace: Duration = .seconds(24 * 3600)
+    /// How often background clean-up (expired sessions, unreferenced images) runs.
+    public var cleanupInterval: Duration = .seconds(3600)
 
     /// The default configuration: 127.0.0.1:8080 with everything under `./data`.
     public init() {}
@@ -52,7 +56,7 @@ extension AppConfiguration {
     /// Keys (environment variables in brackets): `host` (CLASSTODAY_HOST), `port`, `dataDir`, `databaseUrl`,
     /// `migrationsDir`, `logLevel`, `limits.bodyBytes` (CLASSTODAY_LIMITS_BODY_BYTES), `limits.imageBytes`,
     /// `rateLimit` (per minute, 0 = off), `authRateLimit`, `bcrypt.cost`, `tokens.lifetimeSeconds`,
-    /// `sqlite.durableCommits`.
+    /// `sqlite.durableCommits`, `images.unattachedGraceSeconds`, `cleanup.intervalSeconds`.
     public init(reader: ConfigReader) throws {
         var config = AppConfiguration()
         config.host = reader.string(forKey: "host", default: config.host)
@@ -72,6 +76,8 @@ extension AppConfiguration {
         config.bcryptCost = reader.int(forKey: "bcrypt.cost", default: config.bcryptCost)
         config.tokenLifetime = .seconds(reader.int(forKey: "tokens.lifetimeSeconds", default: 30 * 24 * 3600))
         config.durableCommits = reader.bool(forKey: "sqlite.durableCommits", default: config.durableCommits)
+        config.unattachedImageGrace = .seconds(reader.int(forKey: "images.unattachedGraceSeconds", default: 24 * 3600))
+        config.cleanupInterval = .seconds(reader.int(forKey: "cleanup.intervalSeconds", default: 3600))
         try config.validate()
         self = config
     }
@@ -85,6 +91,10 @@ extension AppConfiguration {
         guard rateLimitPerMinute >= 0, authRateLimitPerMinute >= 0 else {
             throw ConfigurationError.invalid(key: "rateLimit", reason: "must not be negative")
         }
+        guard unattachedImageGrace >= .zero else {
+            throw ConfigurationError.invalid(key: "images.unattachedGraceSeconds", reason: "must not be negative")
+        }
+        guard cleanupInterval > .zero else { throw ConfigurationError.invalid(key: "cleanup.intervalSeconds", reason: "must be positive") }
         guard tokenLifetime > .zero else { throw ConfigurationError.invalid(key: "tokens.lifetimeSeconds", reason: "must be positive") }
         if let databaseURL { _ = try DatabaseLocation(url: databaseURL) }
     }

@@ -15,6 +15,12 @@ public struct ServerEnvironment: Sendable {
     public let users: any UserRepository
     /// Bearer-token sessions.
     public let sessions: any SessionRepository
+    /// Class listings and favourites.
+    public let classes: any ClassRepository
+    /// Image bytes, content-addressed on disk.
+    public let images: any ImageRepository
+    /// Image records.
+    public let imageRecords: any ImageRecordRepository
     /// Request metrics rendered by `/metrics`.
     public let metrics: PrometheusCollectorRegistry
 
@@ -30,9 +36,18 @@ public struct ServerEnvironment: Sendable {
         let migrations = try Migration.load(from: URL(fileURLWithPath: configuration.migrationsDirectory)
             .appendingPathComponent("sqlite").path)
         try await store.migrate(migrations, logger: logger)
+        let images = try DiskImageRepository(root: configuration.imagesDirectory)
         return ServerEnvironment(
             configuration: configuration, store: store, users: SQLiteUserRepository(store: store),
-            sessions: SQLiteSessionRepository(store: store), metrics: PrometheusCollectorRegistry())
+            sessions: SQLiteSessionRepository(store: store), classes: SQLiteClassRepository(store: store),
+            images: images, imageRecords: SQLiteImageRecordRepository(store: store, images: images),
+            metrics: PrometheusCollectorRegistry())
+    }
+
+    /// One run of the background clean-up: expired sessions, then images nothing references any more.
+    public func cleanUp(now: Date = Date()) async throws {
+        try await sessions.deleteExpired(before: now)
+        try await imageRecords.collectGarbage(uploadedBefore: now.addingTimeInterval(-configuration.unattachedImageGrace.seconds))
     }
 }
 
@@ -53,8 +68,8 @@ public func buildApplication(_ environment: ServerEnvironment, logger: Logger) -
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "classtoday"),
         services: [
-            PeriodicJob(name: "expired-session-cleanup", interval: .seconds(3600), logger: logger) {
-                try await environment.sessions.deleteExpired(before: Date())
+            PeriodicJob(name: "clean-up", interval: configuration.cleanupInterval, logger: logger) {
+                try await environment.cleanUp()
             },
         ],
         logger: logger)
@@ -76,11 +91,16 @@ func buildRouter(_ environment: ServerEnvironment) -> Router<AppRequestContext> 
 
     OperationsController(store: environment.store, registry: environment.metrics).addRoutes(to: router)
 
-    let accounts = AccountsController(
-        users: environment.users, sessions: environment.sessions,
-        hasher: PasswordHasher(cost: configuration.bcryptCost), tokenLifetime: configuration.tokenLifetime)
     let api = router.group("v1")
-    accounts.addRoutes(to: api)
+    AccountsController(
+        users: environment.users, sessions: environment.sessions, imageRecords: environment.imageRecords,
+        hasher: PasswordHasher(cost: configuration.bcryptCost), tokenLifetime: configuration.tokenLifetime
+    ).addRoutes(to: api)
+    ClassesController(classes: environment.classes).addRoutes(to: api)
+    ImagesController(
+        records: environment.imageRecords, images: environment.images,
+        upload: ImageUpload(limit: configuration.maxImageBytes, spoolFolder: (configuration.imagesDirectory as NSString).appendingPathComponent("tmp"))
+    ).addRoutes(to: api)
 
     routes.install(router.routes.map { (path: $0.path.description, method: $0.method) })
     return router

@@ -27,6 +27,8 @@ struct RequestIdMiddleware: RouterMiddleware {
 extension HTTPField.Name {
     /// `X-Request-Id`.
     static let requestId = Self("X-Request-Id")!
+    /// `Link`.
+    static let link = Self("Link")!
     /// `RateLimit-Limit`.
     static let rateLimitLimit = Self("RateLimit-Limit")!
     /// `RateLimit-Remaining`.

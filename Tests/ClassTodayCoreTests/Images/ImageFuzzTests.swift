@@ -1,5 +1,6 @@
 import Testing
 @testable import ClassTodayCore
+@testable import ClassTodayTestSupport
 
 /// Seeded random inputs: nothing may crash, results must stay plausible, and
 /// scrubbing must be idempotent and leave no location metadata behind.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ClassTodayCore
+@testable import ClassTodayTestSupport
 
 /// Suite: JPEGLocationScrubber.
 @Suite("JPEGLocationScrubber")

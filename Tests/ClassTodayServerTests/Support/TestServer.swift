@@ -92,3 +92,49 @@ extension TestResponse {
         return errors.compactMap { $0["field"] as? String }
     }
 }
+
+extension TestClientProtocol {
+    /// A valid class body, with `overrides` merged in.
+    static func classBody(_ overrides: [String: Any] = [:]) -> [String: Any] {
+        var body: [String: Any] = [
+            "type": "sell", "name": "기타 왕초보 레슨", "description": "신림역 근처에서 기타를 가르쳐요.",
+            "days": ["sat", "sun"], "time": "10:00-12:00", "place": "서울 관악구 신림로 1",
+            "location": ["lat": 37.4842, "lon": 126.9297], "keywordLocation": "관악구",
+            "price": 20000, "priceUnit": "perHour", "subjects": ["hobby"], "targets": ["all"], "capacity": 2,
+        ]
+        body.merge(overrides) { _, new in new }
+        return body
+    }
+
+    /// Creates a class as `token`'s user and returns its JSON.
+    func createClass(token: String, _ overrides: [String: Any] = [:]) async throws -> [String: Any] {
+        let response = try await send(.post, "/v1/classes", json: Self.classBody(overrides), token: token)
+        #expect(response.status == .created)
+        return try response.jsonObject()
+    }
+
+    /// Uploads raw image bytes as `token`'s user.
+    func upload(_ bytes: [UInt8], contentType: String = "image/jpeg", token: String) async throws -> TestResponse {
+        try await execute(uri: "/v1/images", method: .post,
+                          headers: [.authorization: "Bearer \(token)", .contentType: contentType], body: ByteBuffer(bytes: bytes))
+    }
+
+    /// Follows `nextCursor` from `path` and returns every item id, failing if a page repeats an id.
+    func walk(_ path: String, token: String? = nil, limit: Int) async throws -> [String] {
+        var ids: [String] = []
+        var cursor: String?
+        repeat {
+            let separator = path.contains("?") ? "&" : "?"
+            var uri = "\(path)\(separator)limit=\(limit)"
+            if let cursor { uri += "&cursor=\(cursor)" }
+            let response = try await send(.get, uri, token: token)
+            #expect(response.status == .ok)
+            let json = try response.jsonObject()
+            let items = try #require(json["items"] as? [[String: Any]])
+            ids += items.compactMap { $0["id"] as? String }
+            cursor = json["nextCursor"] as? String
+            #expect((response.headers[.init("Link")!] != nil) == (cursor != nil))
+        } while cursor != nil
+        return ids
+    }
+}

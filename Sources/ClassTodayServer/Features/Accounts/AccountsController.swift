@@ -8,6 +8,7 @@ import Hummingbird
 struct AccountsController {
     let users: any UserRepository
     let sessions: any SessionRepository
+    let imageRecords: any ImageRecordRepository
     let hasher: PasswordHasher
     let tokenLifetime: Duration
 
@@ -82,19 +83,23 @@ struct AccountsController {
         validator.checkLength(patch.nickname, "nickname", UserRules.nicknameLength)
         validator.checkLength(patch.description, "description", UserRules.descriptionLength)
         validator.checkLength(patch.company, "company", UserRules.companyLength)
-        validator.check(patch.unknownSubjects.isEmpty, "subjects",
-                        "unknown subjects \(patch.unknownSubjects); allowed: \(Subject.allCases.map(\.rawValue))")
-        UserRules.checkNoDuplicates(patch.subjects, "subjects", into: &validator)
-        if case .value = patch.profileImageId {
-            validator.fail("profileImageId", "must be an image you uploaded")
+        let subjects: [Subject]? = EnumField.list(patch.subjects, "subjects", &validator)
+        UserRules.checkNoDuplicates(subjects, "subjects", into: &validator)
+        if case .value(let imageId) = patch.profileImageId {
+            let image = Identifier.isWellFormed(imageId) ? try await imageRecords.record(id: imageId) : nil
+            validator.check(image?.uploaderId == caller.userId, "profileImageId", "must be an image you uploaded")
         }
         try validator.throwIfInvalid()
         let user = try await users.update(id: caller.userId) { user in
             if let nickname = patch.nickname { user.nickname = nickname.trimmingWhitespace() }
             if let description = patch.description { user.description = description }
             if let company = patch.company { user.company = company }
-            if let subjects = patch.subjects { user.subjects = subjects }
-            if case .null = patch.profileImageId { user.profileImageId = nil }
+            if let subjects { user.subjects = subjects }
+            switch patch.profileImageId {
+            case .absent: break
+            case .null: user.profileImageId = nil
+            case .value(let imageId): user.profileImageId = imageId
+            }
         }
         return UserResponse(user: user)
     }

@@ -73,7 +73,7 @@ struct ProfilePatchRequest: Decodable {
     var nickname: String?
     var description: String?
     var company: String?
-    var subjects: [Subject]?
+    var subjects: [String]?
     var profileImageId: PatchValue<String> = .absent
 
     private enum CodingKeys: String, CodingKey {
@@ -85,15 +85,9 @@ struct ProfilePatchRequest: Decodable {
         nickname = try container.decodeIfPresent(String.self, forKey: .nickname)
         description = try container.decodeIfPresent(String.self, forKey: .description)
         company = try container.decodeIfPresent(String.self, forKey: .company)
-        if let subjects = try container.decodeIfPresent(LenientEnumList<Subject>.self, forKey: .subjects) {
-            self.subjects = subjects.values
-            unknownSubjects = subjects.unknown
-        }
+        subjects = try container.decodeIfPresent([String].self, forKey: .subjects)
         profileImageId = try PatchValue(container, .profileImageId)
     }
-
-    /// Raw values in `subjects` that name no subject, reported as a validation error.
-    var unknownSubjects: [String] = []
 }
 
 /// The body of `PUT /v1/me/location`.
@@ -122,21 +116,6 @@ enum PatchValue<Value: Decodable & Sendable>: Sendable {
         } else {
             self = .value(try container.decode(Value.self, forKey: key))
         }
-    }
-}
-
-/// A JSON array of enum raw values, kept apart into known values and unknown strings, so that an unknown
-/// value is a 422 naming the field rather than a 400.
-struct LenientEnumList<Value: RawRepresentable<String> & Sendable>: Decodable, Sendable {
-    /// The values that name a case, in order.
-    let values: [Value]
-    /// The strings that name none.
-    let unknown: [String]
-
-    init(from decoder: any Decoder) throws {
-        let raw = try decoder.singleValueContainer().decode([String].self)
-        values = raw.compactMap(Value.init(rawValue:))
-        unknown = raw.filter { Value(rawValue: $0) == nil }
     }
 }
 

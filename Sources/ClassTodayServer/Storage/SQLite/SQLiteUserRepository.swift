@@ -87,13 +87,23 @@ extension User {
 enum StoredList {
     /// The JSON text of `values`.
     static func encode<Value: RawRepresentable<String>>(_ values: [Value]) -> String {
-        let data = (try? JSONEncoder().encode(values.map(\.rawValue))) ?? Data("[]".utf8)
-        return String(decoding: data, as: UTF8.self)
+        encodeStrings(values.map(\.rawValue))
     }
 
     /// The values of a stored JSON array, skipping any this version does not know.
     static func decode<Value: RawRepresentable<String>>(_ text: String) -> [Value] {
-        let raw = (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
-        return raw.compactMap(Value.init(rawValue:))
+        decodeStrings(text).compactMap(Value.init(rawValue:))
+    }
+
+    /// The JSON text of a list of strings.
+    static func encodeStrings(_ values: [String]) -> String {
+        let data = (try? JSONEncoder().encode(values)) ?? Data("[]".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The strings of a stored JSON array (empty for NULL or malformed text).
+    static func decodeStrings(_ text: String?) -> [String] {
+        guard let text else { return [] }
+        return (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
     }
 }

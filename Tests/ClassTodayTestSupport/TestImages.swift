@@ -7,9 +7,9 @@ import Foundation
 /// builder returns the complete file as bytes. The images are not meant to be
 /// pretty: they only have to be parseable by ``ImageInspector`` and
 /// structurally valid for their format.
-enum TestImages {
+public enum TestImages {
     /// Byte order of the EXIF TIFF structure in ``jpeg(width:height:withGPS:orientation:byteOrder:withEXIF:withXMP:scanData:)``.
-    enum ByteOrder: Sendable, CaseIterable {
+    public enum ByteOrder: Sendable, CaseIterable {
         /// `II` (Intel), as written by most phones.
         case littleEndian
         /// `MM` (Motorola).
@@ -17,19 +17,19 @@ enum TestImages {
     }
 
     /// The camera maker written into the JPEG EXIF (`Make`).
-    static let make = "ClassToday"
+    public static let make = "ClassToday"
     /// The camera model written into the JPEG EXIF (`Model`).
-    static let model = "Tutor Cam 3"
+    public static let model = "Tutor Cam 3"
     /// The date written into the JPEG EXIF (`DateTime`, `DateTimeOriginal`).
-    static let dateTime = "2024:05:01 10:00:00"
+    public static let dateTime = "2024:05:01 10:00:00"
     /// GPSLatitude in the JPEG EXIF: 48° 51' 29.64" (Paris).
-    static let latitude: [(UInt32, UInt32)] = [(48, 1), (51, 1), (2964, 100)]
+    public static let latitude: [(UInt32, UInt32)] = [(48, 1), (51, 1), (2964, 100)]
     /// GPSLongitude in the JPEG EXIF: 2° 17' 40.20".
-    static let longitude: [(UInt32, UInt32)] = [(2, 1), (17, 1), (4020, 100)]
+    public static let longitude: [(UInt32, UInt32)] = [(2, 1), (17, 1), (4020, 100)]
     /// The four bytes of the fake EXIF thumbnail (IFD1).
-    static let thumbnail: [UInt8] = [0xFF, 0xD8, 0xFF, 0xD9]
+    public static let thumbnail: [UInt8] = [0xFF, 0xD8, 0xFF, 0xD9]
     /// The XMP packet written by `jpeg(withXMP: true)`; it mentions a location.
-    static let xmpPacket = #"<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:exif="http://ns.adobe.com/exif/1.0/" exif:GPSLatitude="48,51.494N" exif:GPSLongitude="2,17.67E"/></rdf:RDF></x:xmpmeta>"#
+    public static let xmpPacket = #"<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:exif="http://ns.adobe.com/exif/1.0/" exif:GPSLatitude="48,51.494N" exif:GPSLongitude="2,17.67E"/></rdf:RDF></x:xmpmeta>"#
 
     // MARK: JPEG
 
@@ -44,7 +44,7 @@ enum TestImages {
     ///   - width: 1...65535.
     ///   - height: 1...65535.
     ///   - scanData: entropy-coded bytes to use instead of the generated ones.
-    static func jpeg(
+    public static func jpeg(
         width: Int = 8,
         height: Int = 6,
         withGPS: Bool = true,
@@ -73,7 +73,7 @@ enum TestImages {
     }
 
     /// A marker segment: `FF marker`, big-endian length (payload + 2), payload.
-    static func jpegSegment(_ marker: UInt8, _ payload: [UInt8]) -> [UInt8] {
+    public static func jpegSegment(_ marker: UInt8, _ payload: [UInt8]) -> [UInt8] {
         [0xFF, marker] + be16(payload.count + 2) + payload
     }
 
@@ -91,12 +91,12 @@ enum TestImages {
     }
 
     /// The EXIF GPSLatitude value bytes as stored in the TIFF (three RATIONALs).
-    static func latitudeBytes(_ byteOrder: ByteOrder) -> [UInt8] {
+    public static func latitudeBytes(_ byteOrder: ByteOrder) -> [UInt8] {
         TIFFBuilder.Value.rational(latitude).encoded(bigEndian: byteOrder == .bigEndian)
     }
 
     /// The EXIF TIFF structure used by ``jpeg(width:height:withGPS:orientation:byteOrder:withEXIF:withXMP:scanData:)``.
-    static func exifTIFF(width: Int, height: Int, withGPS: Bool, orientation: UInt16, byteOrder: ByteOrder) -> [UInt8] {
+    public static func exifTIFF(width: Int, height: Int, withGPS: Bool, orientation: UInt16, byteOrder: ByteOrder) -> [UInt8] {
         var builder = TIFFBuilder(bigEndian: byteOrder == .bigEndian)
         // Directory indices: 0 IFD0, 1 EXIF, 2 IFD1, 3 GPS (when present).
         var ifd0: [(UInt16, TIFFBuilder.Value)] = [
@@ -263,7 +263,7 @@ enum TestImages {
     /// - Parameters:
     ///   - width: 1...2^31-1.
     ///   - height: 1...2^31-1.
-    static func png(width: Int = 8, height: Int = 6) -> [UInt8] {
+    public static func png(width: Int = 8, height: Int = 6) -> [UInt8] {
         var raw: [UInt8] = []
         if width * height <= 1 << 20 {
             raw = [UInt8](repeating: 0, count: (width + 1) * height) // filter byte 0 + pixels per row
@@ -276,7 +276,7 @@ enum TestImages {
     }
 
     /// A PNG chunk: length, type, data, CRC-32 of type and data.
-    static func pngChunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+    public static func pngChunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
         let body = Array(type.utf8) + data
         return be32(UInt32(data.count)) + body + be32(ImageInspector.PNG.crc32(body))
     }
@@ -307,7 +307,7 @@ enum TestImages {
     /// - Parameters:
     ///   - width: 1...16383.
     ///   - height: 1...16383.
-    static func webpLossy(width: Int = 8, height: Int = 6) -> [UInt8] {
+    public static func webpLossy(width: Int = 8, height: Int = 6) -> [UInt8] {
         // Frame tag: key frame, version 0, shown, first partition of 4 bytes.
         let frameTag: [UInt8] = [0x90, 0x00, 0x00]
         let payload = frameTag + [0x9D, 0x01, 0x2A] + le16(width) + le16(height) + [0, 0, 0, 0]
@@ -318,7 +318,7 @@ enum TestImages {
     /// - Parameters:
     ///   - width: 1...16384.
     ///   - height: 1...16384.
-    static func webpLossless(width: Int = 8, height: Int = 6, alpha: Bool = false) -> [UInt8] {
+    public static func webpLossless(width: Int = 8, height: Int = 6, alpha: Bool = false) -> [UInt8] {
         riffWebP([("VP8L", vp8lPayload(width: width, height: height, alpha: alpha))])
     }
 
@@ -328,7 +328,7 @@ enum TestImages {
     /// - Parameters:
     ///   - width: 1...2^24.
     ///   - height: 1...2^24.
-    static func webpExtended(width: Int = 8, height: Int = 6) -> [UInt8] {
+    public static func webpExtended(width: Int = 8, height: Int = 6) -> [UInt8] {
         let header: [UInt8] = [0x10, 0, 0, 0] + le24(width - 1) + le24(height - 1) // flags: alpha
         let image = vp8lPayload(width: min(width, 16384), height: min(height, 16384), alpha: true)
         return riffWebP([("VP8X", header), ("VP8L", image)])
@@ -384,7 +384,7 @@ enum TestImages {
     ///   - thumbnail: the thumbnail's size, or `nil` for none.
     ///   - primaryItem: whether to write `pitm` (without it the largest `ispe` is used).
     ///   - largeSize: write `meta` and `mdat` with 64-bit `largesize` headers.
-    static func heic(
+    public static func heic(
         width: Int = 8,
         height: Int = 6,
         majorBrand: String = "heic",
@@ -421,7 +421,7 @@ enum TestImages {
     }
 
     /// A generic HEIF (`mif1` brand only), otherwise like ``heic(width:height:majorBrand:compatibleBrands:thumbnail:primaryItem:largeSize:)``.
-    static func heif(width: Int = 8, height: Int = 6) -> [UInt8] {
+    public static func heif(width: Int = 8, height: Int = 6) -> [UInt8] {
         heic(width: width, height: height, majorBrand: "mif1", compatibleBrands: ["mif1"])
     }
 
@@ -431,7 +431,7 @@ enum TestImages {
     }
 
     /// An ISO-BMFF box with a 32-bit size, or a 64-bit `largesize` when asked.
-    static func box(_ type: String, _ content: [UInt8], largeSize: Bool = false) -> [UInt8] {
+    public static func box(_ type: String, _ content: [UInt8], largeSize: Bool = false) -> [UInt8] {
         if largeSize {
             return be32(1) + Array(type.utf8) + be32(0) + be32(UInt32(content.count + 16)) + content
         }
@@ -439,29 +439,29 @@ enum TestImages {
     }
 
     /// An ISO-BMFF full box (version byte and zero flags before the content).
-    static func fullBox(_ type: String, _ content: [UInt8], version: UInt8 = 0) -> [UInt8] {
+    public static func fullBox(_ type: String, _ content: [UInt8], version: UInt8 = 0) -> [UInt8] {
         box(type, [version, 0, 0, 0] + content)
     }
 
     // MARK: Integers
 
     /// Big-endian 16-bit encoding of the low 16 bits of `value`.
-    static func be16(_ value: Int) -> [UInt8] {
+    public static func be16(_ value: Int) -> [UInt8] {
         [UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
     }
 
     /// Little-endian 16-bit encoding of the low 16 bits of `value`.
-    static func le16(_ value: Int) -> [UInt8] {
+    public static func le16(_ value: Int) -> [UInt8] {
         be16(value).reversed()
     }
 
     /// Little-endian 24-bit encoding of the low 24 bits of `value`.
-    static func le24(_ value: Int) -> [UInt8] {
+    public static func le24(_ value: Int) -> [UInt8] {
         [UInt8(value & 0xFF), UInt8((value >> 8) & 0xFF), UInt8((value >> 16) & 0xFF)]
     }
 
     /// Big-endian 32-bit encoding.
-    static func be32(_ value: UInt32) -> [UInt8] {
+    public static func be32(_ value: UInt32) -> [UInt8] {
         [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
     }
 }

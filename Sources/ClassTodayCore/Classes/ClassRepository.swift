@@ -1,0 +1,21 @@
+import Foundation
+
+/// Stores class listings and favourites. Implementations are named after their backend.
+public protocol ClassRepository: Sendable {
+    /// Stores a new listing; throws a validation error on `imageIds` when an image is missing or not the writer's.
+    func create(_ listing: ClassListing) async throws -> ClassView
+    /// The listing as `viewerId` sees it; nil when it does not exist or was deleted.
+    func view(id: String, viewerId: String?) async throws -> ClassView?
+    /// Reads, changes and stores a listing in one transaction. Throws ``DomainError/notFound(_:)`` when missing
+    /// and ``DomainError/forbidden(_:)`` when `userId` is not its writer.
+    func update(id: String, by userId: String, _ change: @Sendable (inout ClassListing) throws -> Void) async throws -> ClassView
+    /// Deletes a listing for `userId` (its writer): it leaves searches and favourites and releases its images,
+    /// while what chat rooms and matches need stays readable.
+    func delete(id: String, by userId: String) async throws
+    /// Saves (`true`) or forgets (`false`) a listing as a favourite of `userId`; idempotent.
+    func setFavorite(classId: String, userId: String, _ isFavorite: Bool) async throws
+    /// The favourites of `userId`, most recently saved first.
+    func favorites(of userId: String, page: PageRequest) async throws -> Page<ClassView>
+    /// The listings written by `writerId`, newest first, as `viewerId` sees them.
+    func classes(writtenBy writerId: String, viewerId: String?, page: PageRequest) async throws -> Page<ClassView>
+}

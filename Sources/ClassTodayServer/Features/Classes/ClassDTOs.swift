@@ -1,0 +1,191 @@
+import ClassTodayCore
+import Foundation
+import Hummingbird
+
+/// A class object as the API shows it.
+struct ClassResponse: ResponseEncodable {
+    let view: ClassView
+
+    private enum CodingKeys: String, CodingKey {
+        case id, type, name, description, days, time, place, location, keywordLocation, price, priceUnit, subjects,
+             targets, capacity, status, images, writer, favoriteCount, isFavorite, distance, createdAt, updatedAt
+    }
+
+    private struct ImageLink: Encodable {
+        let id: String
+        let url: String
+    }
+
+    private struct Writer: Encodable {
+        let id: String
+        let nickname: String
+        let profileImageUrl: String?
+        let rating: Rating
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(nickname, forKey: .nickname)
+            try container.encode(profileImageUrl, forKey: .profileImageUrl)
+            try container.encode(rating, forKey: .rating)
+        }
+
+        private enum CodingKeys: String, CodingKey { case id, nickname, profileImageUrl, rating }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        let listing = view.listing
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(listing.id, forKey: .id)
+        try container.encode(listing.type, forKey: .type)
+        try container.encode(listing.name, forKey: .name)
+        try container.encode(listing.description, forKey: .description)
+        try container.encode(listing.days, forKey: .days)
+        try container.encode(listing.time, forKey: .time)
+        try container.encode(listing.place, forKey: .place)
+        try container.encode(listing.location, forKey: .location)
+        try container.encode(listing.keywordLocation, forKey: .keywordLocation)
+        try container.encode(listing.price, forKey: .price)
+        try container.encode(listing.priceUnit, forKey: .priceUnit)
+        try container.encode(listing.subjects, forKey: .subjects)
+        try container.encode(listing.targets, forKey: .targets)
+        try container.encode(listing.capacity, forKey: .capacity)
+        try container.encode(listing.status, forKey: .status)
+        try container.encode(listing.imageIds.map { ImageLink(id: $0, url: ImageURL.path(for: $0)) }, forKey: .images)
+        try container.encode(Writer(id: view.writer.id, nickname: view.writer.nickname,
+                                    profileImageUrl: view.writer.profileImageId.map(ImageURL.path(for:)),
+                                    rating: view.writer.rating), forKey: .writer)
+        try container.encode(listing.favoriteCount, forKey: .favoriteCount)
+        try container.encode(view.isFavorite, forKey: .isFavorite)
+        try container.encodeIfPresent(view.distance.map { ($0 * 10).rounded() / 10 }, forKey: .distance)
+        try container.encode(listing.createdAt, forKey: .createdAt)
+        try container.encode(listing.updatedAt, forKey: .updatedAt)
+    }
+}
+
+/// The body of `POST /v1/classes` and `PATCH /v1/classes/{id}`: only the writable fields are read, so that
+/// `id`, `writer`, `status`, counts and dates sent by a client are ignored. Enum values arrive as strings, so
+/// that an unknown value is a 422 naming its field rather than a 400.
+struct ClassWriteRequest: Decodable {
+    var type: String?
+    var name: String?
+    var description: String?
+    var days: [String]?
+    var time: PatchValue<String> = .absent
+    var place: PatchValue<String> = .absent
+    var location: PatchValue<LocationBody> = .absent
+    var keywordLocation: PatchValue<String> = .absent
+    var price: PatchValue<Int> = .absent
+    var priceUnit: String?
+    var subjects: [String]?
+    var targets: [String]?
+    var capacity: Int?
+    var imageIds: [String]?
+
+    /// `{lat, lon}` with both required.
+    struct LocationBody: Decodable, Sendable {
+        let lat: Double?
+        let lon: Double?
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case type, name, description, days, time, place, location, keywordLocation, price, priceUnit, subjects,
+             targets, capacity, imageIds
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        type = try container.decodeIfPresent(String.self, forKey: .type)
+        name = try container.decodeIfPresent(String.self, forKey: .name)
+        description = try container.decodeIfPresent(String.self, forKey: .description)
+        days = try container.decodeIfPresent([String].self, forKey: .days)
+        time = try PatchValue(container, .time)
+        place = try PatchValue(container, .place)
+        location = try PatchValue(container, .location)
+        keywordLocation = try PatchValue(container, .keywordLocation)
+        price = try PatchValue(container, .price)
+        priceUnit = try container.decodeIfPresent(String.self, forKey: .priceUnit)
+        subjects = try container.decodeIfPresent([String].self, forKey: .subjects)
+        targets = try container.decodeIfPresent([String].self, forKey: .targets)
+        capacity = try container.decodeIfPresent(Int.self, forKey: .capacity)
+        imageIds = try container.decodeIfPresent([String].self, forKey: .imageIds)
+    }
+
+    /// The domain draft, with every unknown enum value or incomplete location recorded in `validator`.
+    func draft(into validator: inout FieldValidator) -> ClassDraft {
+        var draft = ClassDraft()
+        draft.type = EnumField.value(type, "type", &validator)
+        draft.name = name
+        draft.description = description
+        draft.days = EnumField.list(days, "days", &validator)
+        draft.time = time.optional
+        draft.place = place.optional
+        draft.keywordLocation = keywordLocation.optional
+        draft.price = price.optional
+        draft.priceUnit = EnumField.value(priceUnit, "priceUnit", &validator)
+        draft.subjects = EnumField.list(subjects, "subjects", &validator)
+        draft.targets = EnumField.list(targets, "targets", &validator)
+        draft.capacity = capacity
+        draft.imageIds = imageIds
+        switch location {
+        case .absent: break
+        case .null: draft.location = .some(nil)
+        case .value(let body):
+            validator.require(body.lat, "location.lat")
+            validator.require(body.lon, "location.lon")
+            if let lat = body.lat, let lon = body.lon { draft.location = .some(GeoPoint(lat: lat, lon: lon)) }
+        }
+        return draft
+    }
+}
+
+extension PatchValue {
+    /// The value as a double optional: nil when absent, `.some(nil)` when null.
+    var optional: Value?? {
+        switch self {
+        case .absent: nil
+        case .null: .some(nil)
+        case .value(let value): .some(value)
+        }
+    }
+}
+
+/// Turns strings into enum cases, recording a validation error that lists the allowed values.
+enum EnumField {
+    /// The case named by `raw`, if any.
+    static func value<Value: RawRepresentable<String> & CaseIterable>(_ raw: String?, _ field: String, _ validator: inout FieldValidator) -> Value? {
+        guard let raw else { return nil }
+        guard let value = Value(rawValue: raw) else {
+            validator.fail(field, "must be one of \(Value.allCases.map(\.rawValue).joined(separator: ", "))")
+            return nil
+        }
+        return value
+    }
+
+    /// The cases named by `raw`, if every one names a case.
+    static func list<Value: RawRepresentable<String> & CaseIterable>(_ raw: [String]?, _ field: String, _ validator: inout FieldValidator) -> [Value]? {
+        guard let raw else { return nil }
+        let values = raw.compactMap(Value.init(rawValue:))
+        guard values.count == raw.count else {
+            validator.fail(field, "values must be among \(Value.allCases.map(\.rawValue).joined(separator: ", "))")
+            return nil
+        }
+        return values
+    }
+}
+
+/// The body of `PUT /v1/classes/{id}/status`.
+struct StatusRequest: Decodable {
+    let status: String?
+}
+
+/// `GET /v1/categories`: subjects and targets with their Korean names.
+struct CategoriesResponse: ResponseEncodable {
+    struct Category: Encodable {
+        let id: String
+        let name: String
+    }
+
+    let subjects = Subject.allCases.map { Category(id: $0.rawValue, name: $0.displayName) }
+    let targets = Target.allCases.map { Category(id: $0.rawValue, name: $0.displayName) }
+}

@@ -1,0 +1,65 @@
+import ClassTodayCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+
+/// `{"items": [...], "nextCursor": "..." | null}` with a `Link: <...>; rel="next"` header when there is a next page.
+struct PageResponse<Item: Encodable & Sendable>: ResponseGenerator, Encodable, Sendable {
+    let items: [Item]
+    let nextCursor: String?
+    /// The request's path and query, to build the next link from.
+    let requestURI: URI
+
+    private enum CodingKeys: String, CodingKey { case items, nextCursor }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(items, forKey: .items)
+        try container.encode(nextCursor, forKey: .nextCursor)
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var response = try APIJSONEncoder().encode(self, from: request, context: context)
+        if let nextCursor {
+            response.headers[.link] = "<\(Self.link(replacingCursorOf: requestURI, with: nextCursor))>; rel=\"next\""
+        }
+        return response
+    }
+
+    /// The request's path and query with `cursor` set to `cursor` (and any `before` dropped).
+    static func link(replacingCursorOf uri: URI, with cursor: String) -> String {
+        var components = URLComponents()
+        components.path = uri.path
+        var items = uri.queryParameters.filter { $0.key != "cursor" && $0.key != "before" }
+            .map { URLQueryItem(name: String($0.key), value: String($0.value)) }
+        items.append(URLQueryItem(name: "cursor", value: cursor))
+        components.queryItems = items
+        return components.string ?? uri.path
+    }
+}
+
+extension PageRequest {
+    /// Reads `limit` (1 to 100, default 20) and `cursor` from the query; bad values are 422s naming the parameter.
+    init(query: URI, ordering: String) throws {
+        var validator = FieldValidator()
+        var limit = PageRequest.defaultLimit
+        if let text = query.queryParameters.get("limit") {
+            if let value = Int(text), (1...PageRequest.maximumLimit).contains(value) {
+                limit = value
+            } else {
+                validator.fail("limit", "must be a whole number from 1 to \(PageRequest.maximumLimit)")
+            }
+        }
+        try validator.throwIfInvalid()
+        let cursor = try query.queryParameters.get("cursor").map { try PageCursor.decode($0, ordering: ordering) }
+        self.init(limit: limit, after: cursor)
+    }
+}
+
+extension Page where Item == ClassView {
+    /// The page as a response body of class objects.
+    func response(for request: Request) -> PageResponse<ClassResponse> {
+        PageResponse(items: items.map(ClassResponse.init(view:)), nextCursor: nextCursor, requestURI: request.uri)
+    }
+}
