@@ -85,7 +85,7 @@ let package = Package(
         .testTarget(
             name: "ClassTodayCoreTests",
             dependencies: ["ClassTodayCore", "ClassTodayTestSupport"],
-            exclude: ["Geo"],
+            exclude: ["Seed"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

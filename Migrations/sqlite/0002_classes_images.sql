@@ -47,7 +47,7 @@ CREATE TABLE classes (
 
 CREATE INDEX classes_by_writer ON classes(writer_id, created_at DESC, id DESC) WHERE deleted_at IS NULL;
 CREATE INDEX classes_by_recent ON classes(created_at DESC, id DESC) WHERE deleted_at IS NULL;
-CREATE INDEX classes_by_geohash ON classes(geohash) WHERE deleted_at IS NULL AND geohash IS NOT NULL;
+CREATE INDEX classes_by_geohash ON classes(geohash);
 CREATE INDEX classes_by_district ON classes(keyword_location, created_at DESC, id DESC) WHERE deleted_at IS NULL;
 
 CREATE TABLE class_images (
@@ -68,3 +68,7 @@ CREATE TABLE favorites (
 
 CREATE INDEX favorites_by_recent ON favorites(user_id, created_at DESC, class_id DESC);
 CREATE INDEX favorites_by_class ON favorites(class_id);
+
+-- Keyword search: one row per listing (rowid = classes.rowid) holding the search tokens of its name and
+-- description (Hangul bigrams and unigrams, folded Latin words), kept in sync by the repository.
+CREATE VIRTUAL TABLE class_search USING fts5(tokens, tokenize = "unicode61 remove_diacritics 0");

@@ -16,6 +16,8 @@ public protocol ClassRepository: Sendable {
     func setFavorite(classId: String, userId: String, _ isFavorite: Bool) async throws
     /// The favourites of `userId`, most recently saved first.
     func favorites(of userId: String, page: PageRequest) async throws -> Page<ClassView>
+    /// The listings matching `search`, in its sort order, as `viewerId` sees them; geo searches carry distances.
+    func search(_ search: ClassSearch, viewerId: String?, page: PageRequest) async throws -> Page<ClassView>
     /// The listings written by `writerId`, newest first, as `viewerId` sees them.
     func classes(writtenBy writerId: String, viewerId: String?, page: PageRequest) async throws -> Page<ClassView>
 }

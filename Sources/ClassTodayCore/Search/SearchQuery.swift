@@ -49,6 +49,26 @@ public struct SearchQuery: Sendable, Hashable {
         return Array(requirements.prefix(SearchTokenizer.maximumMatchTerms))
     }
 
+    /// Whether the index query can select documents that ``matches(_:)`` rejects, so that candidates must be
+    /// confirmed: a run term of three or more characters needs its bigrams in sequence, which the index cannot
+    /// tell apart from the same bigrams elsewhere, and a long query may have had requirements left out.
+    public var needsVerification: Bool {
+        let longRun = terms.contains { term in
+            if case .substring(let text) = term { text.unicodeScalars.count >= 3 } else { false }
+        }
+        let requirementCount = terms.reduce(0) { $0 + Self.requirements(for: $1).count }
+        return longRun || requirementCount > SearchTokenizer.maximumMatchTerms
+    }
+
+    /// The terms as text that ``SearchTokenizer/query(_:)`` parses back into this same query.
+    public var canonicalText: String {
+        terms.map { term in
+            switch term {
+            case .substring(let text), .prefix(let text): text
+            }
+        }.joined(separator: " ")
+    }
+
     /// An FTS5 `MATCH` expression such as `"요가" AND "가수" AND "gui"*`. Every token is a quoted string,
     /// so no user input can make it a syntax error; run it against a column holding
     /// ``SearchTokenizer/indexText(for:)``.

@@ -10,6 +10,7 @@ struct ClassesController {
     /// Adds the listing routes to the `/v1` group.
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.post("classes", use: create)
+        group.get("classes", use: search)
         group.get("classes/{id}", use: show)
         group.patch("classes/{id}", use: update)
         group.delete("classes/{id}", use: delete)
@@ -34,6 +35,12 @@ struct ClassesController {
         let view = try await classes.create(listing)
         return EditedResponse(status: .created, headers: [.location: "/v1/classes/\(view.listing.id)"],
                               response: ClassResponse(view: view))
+    }
+
+    @Sendable func search(_ request: Request, context: AppRequestContext) async throws -> PageResponse<ClassResponse> {
+        let search = try ClassSearchParameters.parse(request.uri)
+        let page = try PageRequest(query: request.uri, ordering: search.sort.rawValue)
+        return try await classes.search(search, viewerId: context.caller?.userId, page: page).response(for: request)
     }
 
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> ClassResponse {

@@ -14,16 +14,28 @@ enum ClassViewQuery {
 
     /// The rows of listings matching `condition` (which may use `:viewer`), not deleted, in `orderBy` order.
     static func fetchRows(
-        _ db: Database, viewerId: String?, join: String = "", extraColumns: String = "",
+        _ db: Database, viewerId: String?, indexHint: String = "", join: String = "", extraColumns: String = "",
         where condition: String, orderBy: String, limit: Int, arguments: StatementArguments
     ) throws -> [Row] {
+        let statement = self.statement(viewerId: viewerId, indexHint: indexHint, join: join, extraColumns: extraColumns, where: condition,
+                                       orderBy: orderBy, limit: limit, arguments: arguments)
+        return try Row.fetchAll(db, sql: statement.sql, arguments: statement.arguments)
+    }
+
+    /// The SQL and arguments ``fetchRows(_:viewerId:indexHint:join:extraColumns:where:orderBy:limit:arguments:)`` runs;
+    /// `indexHint` (`INDEXED BY name`) pins the index that reads `classes`.
+    static func statement(
+        viewerId: String?, indexHint: String = "", join: String = "", extraColumns: String = "",
+        where condition: String, orderBy: String, limit: Int, arguments: StatementArguments
+    ) -> (sql: String, arguments: StatementArguments) {
         var arguments = arguments
         _ = arguments.append(contentsOf: ["viewer": viewerId])
-        return try Row.fetchAll(db, sql: """
-            SELECT \(columns)\(extraColumns) FROM classes c JOIN users u ON u.id = c.writer_id \(join)
+        let sql = """
+            SELECT \(columns)\(extraColumns) FROM classes c \(indexHint) JOIN users u ON u.id = c.writer_id \(join)
             WHERE c.deleted_at IS NULL AND (\(condition))
             ORDER BY \(orderBy) LIMIT \(limit)
-            """, arguments: arguments)
+            """
+        return (sql, arguments)
     }
 
     /// The listings matching `condition` with positional `arguments` (no `:viewer` inside the condition).

@@ -25,6 +25,7 @@ public struct SQLiteClassRepository: ClassRepository {
                                                          listing.createdAt.millisecondsSince1970,
                                                          listing.updatedAt.millisecondsSince1970])
             try Self.replaceImages(of: listing.id, with: listing.imageIds, db)
+            try Self.indexKeywords(of: listing, db)
             return try Self.fetchView(id: listing.id, viewerId: listing.writerId, db)
         }
     }
@@ -54,6 +55,9 @@ public struct SQLiteClassRepository: ClassRepository {
                     WHERE id = ?
                     """,
                 arguments: Self.columnValues(listing) + [listing.status.rawValue, Date().millisecondsSince1970, id])
+            if listing.name != before.name || listing.description != before.description {
+                try Self.indexKeywords(of: listing, db)
+            }
             return try Self.fetchView(id: id, viewerId: userId, db)
         }
     }
@@ -68,6 +72,13 @@ public struct SQLiteClassRepository: ClassRepository {
                            arguments: [now, now, id])
             try db.execute(sql: "DELETE FROM favorites WHERE class_id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM class_images WHERE class_id = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM class_search WHERE rowid = (SELECT rowid FROM classes WHERE id = ?)", arguments: [id])
+        }
+    }
+
+    public func search(_ search: ClassSearch, viewerId: String?, page: PageRequest) async throws -> Page<ClassView> {
+        try await writer.read { db in
+            try SQLiteClassSearch(search: search, page: page, viewerId: viewerId).run(db)
         }
     }
 
@@ -155,6 +166,14 @@ public struct SQLiteClassRepository: ClassRepository {
         if !foreign.isEmpty {
             throw DomainError.invalid("imageIds", "must be images you uploaded; unknown: \(foreign.joined(separator: ", "))")
         }
+    }
+
+    /// Stores the keyword-search tokens of a listing's name and description.
+    private static func indexKeywords(of listing: ClassListing, _ db: Database) throws {
+        guard let rowid = try Int64.fetchOne(db, sql: "SELECT rowid FROM classes WHERE id = ?", arguments: [listing.id]) else { return }
+        try db.execute(sql: "DELETE FROM class_search WHERE rowid = ?", arguments: [rowid])
+        try db.execute(sql: "INSERT INTO class_search (rowid, tokens) VALUES (?, ?)",
+                       arguments: [rowid, ClassSearchDocument.tokens(name: listing.name, description: listing.description)])
     }
 
     private static func replaceImages(of classId: String, with imageIds: [String], _ db: Database) throws {

@@ -21,6 +21,7 @@ public struct SQLiteStore: Sendable {
         let synchronous = durableCommits ? "FULL" : "NORMAL"
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+            SQLiteFunctions.register(in: db)
         }
         return SQLiteStore(writer: try DatabasePool(path: path, configuration: configuration))
     }

@@ -1,0 +1,166 @@
+import ClassTodayCore
+import Foundation
+import Logging
+import Testing
+@testable import ClassTodayServer
+
+/// Fast paths against brute force: thousands of random listings, hundreds of random searches (circles and boxes
+/// near the antimeridian and the poles, tiny and maximal radii, keywords, filters, every sort, random page
+/// sizes), each compared with a full scan that applies ``ClassSearch/matchesFilters(_:)`` and
+/// ``SearchQuery/matches(_:)`` to every listing.
+@Suite("Search against brute force", .serialized)
+struct SearchPropertyTests {
+    /// A deterministic generator so that a failure can be replayed.
+    struct SplitMix64: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    static let words = ["수학", "요가", "영어", "기타", "수업", "과외", "초등", "코딩", "python", "Guitar", "yoga", "토익", "영", "피아노 레슨", "요가수업", "café"]
+    static let hotspots = [
+        GeoPoint(lat: 37.5665, lon: 126.9780), GeoPoint(lat: 35.1796, lon: 129.0756), // Seoul, Busan
+        GeoPoint(lat: -16.5, lon: 179.95), GeoPoint(lat: -16.5, lon: -179.95),        // Fiji, both sides of 180°
+        GeoPoint(lat: 89.95, lon: 10), GeoPoint(lat: -89.9, lon: -120),               // near the poles
+        GeoPoint(lat: 0, lon: 0),
+    ]
+
+    final class Fixture: Sendable {
+        let repository: SQLiteClassRepository
+        let listings: [ClassListing]
+        let folder: String
+
+        init(seed: UInt64, count: Int) async throws {
+            var random = SplitMix64(state: seed)
+            folder = FileManager.default.temporaryDirectory.appendingPathComponent("classtoday-search-\(UUID().uuidString)").path
+            let store = try SQLiteStore.open(path: folder + "/db.sqlite", durableCommits: false)
+            try await store.migrate(try Migration.load(from: TestServer.migrationsDirectory + "/sqlite"), logger: Logger(label: "test"))
+            let users = SQLiteUserRepository(store: store)
+            var writers: [String] = []
+            for index in 0..<5 {
+                writers.append(try await users.create(NewUser(email: "w\(index)@example.com", passwordHash: "x", nickname: "w\(index)"), at: Date()).id)
+            }
+            repository = SQLiteClassRepository(store: store)
+            var created: [ClassListing] = []
+            let start = Date()
+            for index in 0..<count {
+                let hotspot = hotspots[Int.random(in: 0..<hotspots.count, using: &random)]
+                let spread = [0.0005, 0.01, 0.2, 1.0][Int.random(in: 0..<4, using: &random)]
+                var lon = hotspot.lon + Double.random(in: -spread...spread, using: &random)
+                if lon > 180 { lon -= 360 }
+                if lon < -180 { lon += 360 }
+                let lat = min(90, max(-90, hotspot.lat + Double.random(in: -spread...spread, using: &random)))
+                let name = (0..<Int.random(in: 1...2, using: &random)).map { _ in words.randomElement(using: &random)! }.joined(separator: " ")
+                let listing = ClassListing(
+                    id: Identifier.make(at: start.addingTimeInterval(Double(index)), using: &random),
+                    type: Bool.random(using: &random) ? .buy : .sell, name: name,
+                    description: words.randomElement(using: &random)! + " 설명",
+                    days: Array(Weekday.allCases.shuffled(using: &random).prefix(Int.random(in: 0...2, using: &random))),
+                    time: nil, place: nil,
+                    location: Int.random(in: 0..<20, using: &random) == 0 ? nil : GeoPoint(lat: lat, lon: lon),
+                    keywordLocation: ["관악구", "강남구", nil].randomElement(using: &random)!,
+                    price: Int.random(in: 0..<5, using: &random) == 0 ? nil : Int.random(in: 0...100_000, using: &random),
+                    priceUnit: .perHour,
+                    subjects: Array(Subject.allCases.shuffled(using: &random).prefix(Int.random(in: 0...2, using: &random))),
+                    targets: Array(Target.allCases.shuffled(using: &random).prefix(Int.random(in: 0...2, using: &random))),
+                    capacity: 1, status: [.open, .open, .open, .closed, .matched].randomElement(using: &random)!, imageIds: [],
+                    writerId: writers.randomElement(using: &random)!, favoriteCount: 0,
+                    createdAt: start.addingTimeInterval(Double(index % 50)), updatedAt: start)
+                created.append(try await repository.create(listing).listing)
+            }
+            listings = created
+        }
+
+        deinit { try? FileManager.default.removeItem(atPath: folder) }
+    }
+
+    static func randomSearch(_ random: inout SplitMix64) -> ClassSearch {
+        var search = ClassSearch()
+        let hotspot = hotspots[Int.random(in: 0..<hotspots.count, using: &random)]
+        let center = GeoPoint(lat: min(90, max(-90, hotspot.lat + Double.random(in: -0.3...0.3, using: &random))),
+                              lon: hotspot.lon + Double.random(in: -0.3...0.3, using: &random))
+        let wrapped = GeoPoint(lat: center.lat, lon: center.lon > 180 ? center.lon - 360 : center.lon < -180 ? center.lon + 360 : center.lon)
+        switch Int.random(in: 0..<6, using: &random) {
+        case 0, 1, 2:
+            let radius = [10.0, 500, 3000, 20_000, 50_000][Int.random(in: 0..<5, using: &random)]
+            search.circle = .init(center: wrapped, radius: radius)
+        case 3:
+            let width = Double.random(in: 0.001...2, using: &random), height = Double.random(in: 0.001...2, using: &random)
+            var minLon = wrapped.lon - width, maxLon = wrapped.lon + width
+            if minLon < -180 { minLon += 360 }
+            if maxLon > 180 { maxLon -= 360 }
+            search.box = GeoBoundingBox(minLat: max(-90, wrapped.lat - height), maxLat: min(90, wrapped.lat + height), minLon: minLon, maxLon: maxLon)
+        case 4:
+            search.circle = .init(center: wrapped, radius: 50_000)
+            search.box = GeoBoundingBox(minLat: wrapped.lat - 0.2, maxLat: wrapped.lat + 0.2, minLon: max(-180, wrapped.lon - 0.2), maxLon: min(180, wrapped.lon + 0.2))
+        default:
+            break
+        }
+        if Int.random(in: 0..<3, using: &random) == 0 { search.keyword = SearchTokenizer.query(words.randomElement(using: &random)!) }
+        if Int.random(in: 0..<4, using: &random) == 0 { search.type = Bool.random(using: &random) ? .buy : .sell }
+        if Int.random(in: 0..<4, using: &random) == 0 { search.subjects = [Subject.allCases.randomElement(using: &random)!, .math] }
+        if Int.random(in: 0..<5, using: &random) == 0 { search.targets = [Target.allCases.randomElement(using: &random)!] }
+        if Int.random(in: 0..<5, using: &random) == 0 { search.days = [Weekday.allCases.randomElement(using: &random)!] }
+        if Int.random(in: 0..<5, using: &random) == 0 { search.minPrice = Int.random(in: 0...50_000, using: &random) }
+        if Int.random(in: 0..<5, using: &random) == 0 { search.maxPrice = Int.random(in: 50_000...100_000, using: &random) }
+        if Int.random(in: 0..<6, using: &random) == 0 { search.keywordLocation = "관악구" }
+        search.status = [.open, .open, nil, .closed].randomElement(using: &random)!
+        var sorts: [ClassSearch.Sort] = [.recent]
+        if search.circle != nil { sorts.append(.distance) }
+        if search.keyword != nil { sorts.append(.relevance) }
+        search.sort = sorts.randomElement(using: &random)!
+        return search
+    }
+
+    @Test("random circles, boxes, keywords and filters return exactly the brute-force set, each once, in order")
+    func againstBruteForce() async throws {
+        let fixture = try await Fixture(seed: 20261122, count: 2500)
+        var random = SplitMix64(state: 7)
+        var nonEmpty = 0
+        for round in 0..<300 {
+            let search = Self.randomSearch(&random)
+            let limit = [5, 20, 100].randomElement(using: &random)!
+            var views: [ClassView] = []
+            var page = PageRequest(limit: limit)
+            var pages = 0
+            while true {
+                let result = try await fixture.repository.search(search, viewerId: nil, page: page)
+                views += result.items
+                pages += 1
+                guard let next = result.nextCursor, pages < 3000 else { break }
+                page = PageRequest(limit: limit, after: try PageCursor.decode(next, ordering: search.sort.rawValue))
+            }
+            let expected = Set(fixture.listings.filter { listing in
+                search.matchesFilters(listing)
+                    && (search.keyword.map { $0.matches(listing.name + "\n" + listing.description) } ?? true)
+            }.map(\.id))
+            let ids = views.map(\.listing.id)
+            #expect(Set(ids).count == ids.count, "round \(round): an item appeared twice")
+            #expect(Set(ids) == expected, "round \(round): \(search) missing \(expected.subtracting(ids).count), extra \(Set(ids).subtracting(expected).count)")
+            if !expected.isEmpty { nonEmpty += 1 }
+            switch search.sort {
+            case .distance:
+                let keys = views.map { ($0.distance ?? -1, $0.listing.id) }
+                #expect(zip(keys, keys.dropFirst()).allSatisfy { $0 <= $1 }, "round \(round): not nearest first")
+                if let circle = search.circle {
+                    for view in views {
+                        let exact = Haversine.distance(circle.center, try #require(view.listing.location))
+                        #expect(abs(exact - (view.distance ?? -1)) < 0.01)
+                    }
+                }
+            case .recent:
+                let keys = views.map { ($0.listing.createdAt, $0.listing.id) }
+                #expect(zip(keys, keys.dropFirst()).allSatisfy { $0 >= $1 }, "round \(round): not newest first")
+            case .relevance:
+                break
+            }
+            if search.circle != nil { #expect(views.allSatisfy { $0.distance != nil }) }
+        }
+        #expect(nonEmpty > 80, "the random searches should mostly find something")
+    }
+}
