@@ -35,7 +35,6 @@ let package = Package(
     targets: [
         .target(
             name: "ClassTodayCore",
-            sources: ["Errors", "Support", "Catalog", "Users", "Search", "Images", "Classes", "Pagination", "Geo"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -85,7 +84,6 @@ let package = Package(
         .testTarget(
             name: "ClassTodayCoreTests",
             dependencies: ["ClassTodayCore", "ClassTodayTestSupport"],
-            exclude: ["Seed"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

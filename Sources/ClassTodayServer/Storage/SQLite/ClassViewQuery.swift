@@ -14,28 +14,16 @@ enum ClassViewQuery {
 
     /// The rows of listings matching `condition` (which may use `:viewer`), not deleted, in `orderBy` order.
     static func fetchRows(
-        _ db: Database, viewerId: String?, indexHint: String = "", join: String = "", extraColumns: String = "",
+        _ db: Database, viewerId: String?, join: String = "", extraColumns: String = "",
         where condition: String, orderBy: String, limit: Int, arguments: StatementArguments
     ) throws -> [Row] {
-        let statement = self.statement(viewerId: viewerId, indexHint: indexHint, join: join, extraColumns: extraColumns, where: condition,
-                                       orderBy: orderBy, limit: limit, arguments: arguments)
-        return try Row.fetchAll(db, sql: statement.sql, arguments: statement.arguments)
-    }
-
-    /// The SQL and arguments ``fetchRows(_:viewerId:indexHint:join:extraColumns:where:orderBy:limit:arguments:)`` runs;
-    /// `indexHint` (`INDEXED BY name`) pins the index that reads `classes`.
-    static func statement(
-        viewerId: String?, indexHint: String = "", join: String = "", extraColumns: String = "",
-        where condition: String, orderBy: String, limit: Int, arguments: StatementArguments
-    ) -> (sql: String, arguments: StatementArguments) {
         var arguments = arguments
         _ = arguments.append(contentsOf: ["viewer": viewerId])
-        let sql = """
-            SELECT \(columns)\(extraColumns) FROM classes c \(indexHint) JOIN users u ON u.id = c.writer_id \(join)
+        return try Row.fetchAll(db, sql: """
+            SELECT \(columns)\(extraColumns) FROM classes c JOIN users u ON u.id = c.writer_id \(join)
             WHERE c.deleted_at IS NULL AND (\(condition))
             ORDER BY \(orderBy) LIMIT \(limit)
-            """
-        return (sql, arguments)
+            """, arguments: arguments)
     }
 
     /// The listings matching `condition` with positional `arguments` (no `:viewer` inside the condition).
@@ -74,6 +62,6 @@ enum ClassViewQuery {
         let writer = WriterSummary(
             id: row["writer_id"], nickname: row["writer_nickname"], profileImageId: row["writer_image_id"],
             rating: Rating(average: ratingCount == 0 ? 0 : ratingSum / Double(ratingCount), count: ratingCount))
-        return ClassView(listing: listing, writer: writer, isFavorite: row["is_favorite"], distance: row["distance"])
+        return ClassView(listing: listing, writer: writer, isFavorite: row["is_favorite"])
     }
 }

@@ -2,9 +2,11 @@ import ClassTodayCore
 import Foundation
 import GRDB
 
-/// Runs a ``ClassSearch`` against SQLite as one statement per step: geohash ranges on the `classes_by_geohash`
-/// index or the FTS5 index select candidates, the exact haversine distance, box and keyword checks and every
-/// filter apply in the same WHERE clause, and keyset conditions continue after the cursor.
+/// Runs a ``ClassSearch`` against SQLite. Each step is one statement that selects only keys: geohash ranges on
+/// the `classes_by_geohash` index or the FTS5 index select candidates, and the exact haversine distance, box and
+/// keyword checks, every filter and the keyset condition apply in the same WHERE clause. The page's listings are
+/// then read in one more statement, so that writer, images and favourite flags are looked up for the page only,
+/// never for every candidate.
 ///
 /// Nearest-first searches go ring by ring outwards (``GeohashCover/rings(center:radiusMeters:)``) and stop as soon
 /// as the page is full of results no farther than the next ring could hold, so a dense city does not make a
@@ -14,45 +16,85 @@ struct SQLiteClassSearch {
     let page: PageRequest
     let viewerId: String?
 
+    /// What one search did, for benchmarks: the geohash ranges it read (nil when it read no geo index).
+    struct Trace {
+        var ranges: [GeohashRange]?
+    }
+
     /// The ordering name cursors of this search carry.
     var ordering: String { search.sort.rawValue }
 
     func run(_ db: Database) throws -> Page<ClassView> {
-        if search.sort == .distance, let circle = search.circle {
-            return try nearestFirst(db, circle: circle)
-        }
-        let ranges = search.circle.map { GeohashCover.circle(center: $0.center, radiusMeters: $0.radius) }
-            ?? search.box.map(GeohashCover.box)
-        return try ClassViewQuery.page(fetch(db, ranges: ranges, limit: page.limit + 1), limit: page.limit, cursor: cursor(for:view:))
+        try runTraced(db).page
     }
 
-    private func nearestFirst(_ db: Database, circle: ClassSearch.Circle) throws -> Page<ClassView> {
+    /// Runs the search and says which ranges it read.
+    func runTraced(_ db: Database) throws -> (page: Page<ClassView>, trace: Trace) {
+        let keys: [Key]
+        let trace: Trace
+        if search.sort == .distance, let circle = search.circle {
+            (keys, trace) = try nearestFirst(db, circle: circle)
+        } else {
+            let ranges = search.circle.map { GeohashCover.circle(center: $0.center, radiusMeters: $0.radius) }
+                ?? search.box.map(GeohashCover.box)
+            keys = try fetchKeys(db, ranges: ranges, limit: page.limit + 1)
+            trace = Trace(ranges: ranges)
+        }
+        return (try views(for: keys, db), trace)
+    }
+
+    /// The sort key of one result.
+    private struct Key {
+        let id: String
+        let value: PageCursorValue
+        let distance: Double?
+
+        init(row: Row, sort: ClassSearch.Sort) {
+            id = row["id"]
+            distance = row["distance"]
+            switch sort {
+            case .distance: value = .double(row["distance"])
+            case .relevance: value = .double(row["rank"])
+            case .recent: value = .int(row["created_at"])
+            }
+        }
+    }
+
+    private func nearestFirst(_ db: Database, circle: ClassSearch.Circle) throws -> ([Key], Trace) {
         let rings = GeohashCover.rings(center: circle.center, radiusMeters: circle.radius)
-        var found: [Row] = []
+        var found: [Key] = []
+        var read: [GeohashRange] = []
         for (index, ring) in rings.enumerated() {
-            found += try fetch(db, ranges: ring.ranges, limit: page.limit + 1)
-            found.sort { ($0["distance"] as Double, $0["id"] as String) < ($1["distance"] as Double, $1["id"] as String) }
+            found += try fetchKeys(db, ranges: ring.ranges, limit: page.limit + 1)
+            read += ring.ranges
+            found.sort { ($0.distance ?? 0, $0.id) < ($1.distance ?? 0, $1.id) }
             found = Array(found.prefix(page.limit + 1))
             let nextMinimum = rings.dropFirst(index + 1).map(\.minimumDistanceMeters).min() ?? .infinity
-            if found.count > page.limit, let last = found.last, (last["distance"] as Double) <= nextMinimum {
+            if found.count > page.limit, let last = found.last?.distance, last <= nextMinimum {
                 break
             }
         }
-        return ClassViewQuery.page(found, limit: page.limit, cursor: cursor(for:view:))
+        return (found, Trace(ranges: read))
     }
 
-    private func cursor(for row: Row, view: ClassView) -> PageCursor {
-        switch search.sort {
-        case .distance: PageCursor(ordering: ordering, values: [.double(row["distance"]), .string(view.listing.id)])
-        case .relevance: PageCursor(ordering: ordering, values: [.double(row["rank"]), .string(view.listing.id)])
-        case .recent: PageCursor(ordering: ordering, values: [.int(row["created_at"]), .string(view.listing.id)])
+    /// The page of listings for the keys (fetched with `limit + 1`: the extra key only says there is more).
+    private func views(for keys: [Key], _ db: Database) throws -> Page<ClassView> {
+        let visible = Array(keys.prefix(page.limit))
+        let ids = visible.map(\.id)
+        let fetched = try ClassViewQuery.fetchAll(
+            db, viewerId: viewerId, where: "c.id IN (SELECT value FROM json_each(?))", arguments: [StoredList.encodeStrings(ids)])
+        let byId = Dictionary(fetched.map { ($0.listing.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let items = visible.compactMap { key in
+            byId[key.id].map { ClassView(listing: $0.listing, writer: $0.writer, isFavorite: $0.isFavorite, distance: key.distance) }
         }
+        let next = keys.count > page.limit ? visible.last.map { PageCursor(ordering: ordering, values: [$0.value, .string($0.id)]).encoded } : nil
+        return Page(items: items, nextCursor: next)
     }
 
-    /// Candidates in `ranges` (all listings when nil) that satisfy everything, after the cursor.
-    private func fetch(_ db: Database, ranges: [GeohashRange]?, limit: Int) throws -> [Row] {
+    /// Keys of the candidates in `ranges` (all listings when nil) that satisfy everything, after the cursor.
+    private func fetchKeys(_ db: Database, ranges: [GeohashRange]?, limit: Int) throws -> [Key] {
         guard let statement = statement(ranges: ranges, limit: limit) else { return [] }
-        return try Row.fetchAll(db, sql: statement.sql, arguments: statement.arguments)
+        return try Row.fetchAll(db, sql: statement.sql, arguments: statement.arguments).map { Key(row: $0, sort: search.sort) }
     }
 
     /// The statement of the first step (the first ring, for nearest-first searches); nil when nothing can match.
@@ -68,7 +110,7 @@ struct SQLiteClassSearch {
     private func statement(ranges: [GeohashRange]?, limit: Int) -> (sql: String, arguments: StatementArguments)? {
         var conditions: [String] = []
         var arguments: [String: (any DatabaseValueConvertible)?] = [:]
-        var extraColumns = ""
+        var columns = "c.id, c.created_at"
         var join = ""
         var indexHint = ""
 
@@ -120,7 +162,7 @@ struct SQLiteClassSearch {
             arguments["maxLon"] = box.maxLon
         }
         if let circle = search.circle {
-            extraColumns += ", ct_distance(c.lat, c.lon, :centerLat, :centerLon) AS distance"
+            columns += ", ct_distance(c.lat, c.lon, :centerLat, :centerLon) AS distance"
             conditions.append("ct_distance(c.lat, c.lon, :centerLat, :centerLon) <= :radius")
             arguments["centerLat"] = circle.center.lat
             arguments["centerLon"] = circle.center.lon
@@ -131,7 +173,7 @@ struct SQLiteClassSearch {
             if search.sort == .relevance {
                 join = "JOIN class_search ON class_search.rowid = c.rowid"
                 conditions.append("class_search MATCH :match")
-                extraColumns += ", bm25(class_search) AS rank"
+                columns += ", bm25(class_search) AS rank"
             } else {
                 conditions.append("c.rowid IN (SELECT rowid FROM class_search WHERE class_search MATCH :match)")
             }
@@ -164,9 +206,11 @@ struct SQLiteClassSearch {
                 arguments["afterId"] = id
             }
         }
-        return ClassViewQuery.statement(
-            viewerId: viewerId, indexHint: indexHint, join: join, extraColumns: extraColumns,
-            where: conditions.isEmpty ? "1" : conditions.joined(separator: " AND "),
-            orderBy: orderBy, limit: limit, arguments: StatementArguments(arguments))
+        let sql = """
+            SELECT \(columns) FROM classes c \(indexHint) \(join)
+            WHERE c.deleted_at IS NULL AND \(conditions.isEmpty ? "1" : conditions.joined(separator: " AND "))
+            ORDER BY \(orderBy) LIMIT \(limit)
+            """
+        return (sql, StatementArguments(arguments))
     }
 }
