@@ -1,6 +1,7 @@
 import ClassTodayCore
 import Foundation
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
 import Prometheus
 import ServiceLifecycle
@@ -21,6 +22,8 @@ public struct ServerEnvironment: Sendable {
     public let images: any ImageRepository
     /// Image records.
     public let imageRecords: any ImageRecordRepository
+    /// Chat rooms and messages.
+    public let chats: any ChatRepository
     /// Request metrics rendered by `/metrics`.
     public let metrics: PrometheusCollectorRegistry
 
@@ -41,7 +44,18 @@ public struct ServerEnvironment: Sendable {
             configuration: configuration, store: store, users: SQLiteUserRepository(store: store),
             sessions: SQLiteSessionRepository(store: store), classes: SQLiteClassRepository(store: store),
             images: images, imageRecords: SQLiteImageRecordRepository(store: store, images: images),
-            metrics: PrometheusCollectorRegistry())
+            chats: SQLiteChatRepository(store: store), metrics: PrometheusCollectorRegistry())
+    }
+
+    /// Adds seeded users and listings until the database holds `users` and `classes` of them.
+    public func seed(users: Int, classes: Int, seed: UInt64, progress: @Sendable (Int, Int) -> Void) async throws {
+        let hash = try await PasswordHasher(cost: configuration.bcryptCost).hash(SeedDefaults.password)
+        try await SQLiteSeeder(store: store).seed(users: users, classes: classes, seed: seed, passwordHash: hash, progress: progress)
+    }
+
+    /// How many seeded users and listings the database holds.
+    public func seedCounts() async throws -> (users: Int, classes: Int) {
+        try await SQLiteSeeder(store: store).counts()
     }
 
     /// One run of the background clean-up: expired sessions, then images nothing references any more.
@@ -49,6 +63,12 @@ public struct ServerEnvironment: Sendable {
         try await sessions.deleteExpired(before: now)
         try await imageRecords.collectGarbage(uploadedBefore: now.addingTimeInterval(-configuration.unattachedImageGrace.seconds))
     }
+}
+
+/// Facts about seeded data that people need to use it.
+public enum SeedDefaults {
+    /// The password of every seeded user (emails are `user<N>@seed.classtoday.app`).
+    public static let password = "classtoday-seed"
 }
 
 /// Builds the whole server from its configuration: the one composition root, used by `serve` and the tests.
@@ -63,11 +83,16 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger? 
 /// Builds the server over an already opened environment.
 public func buildApplication(_ environment: ServerEnvironment, logger: Logger) -> some ApplicationProtocol {
     let configuration = environment.configuration
-    let router = buildRouter(environment)
+    let hub = ChatHub(bus: InProcessChatBus(), chats: environment.chats, logger: logger)
+    let router = buildRouter(environment, hub: hub, logger: logger)
     return Application(
         router: router,
+        server: .http1WebSocketUpgrade(
+            webSocketRouter: router,
+            configuration: .init(maxFrameSize: ChatSession.maximumFrameSize, autoPing: .enabled(timePeriod: .seconds(30)))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "classtoday"),
         services: [
+            hub,
             PeriodicJob(name: "clean-up", interval: configuration.cleanupInterval, logger: logger) {
                 try await environment.cleanUp()
             },
@@ -76,7 +101,7 @@ public func buildApplication(_ environment: ServerEnvironment, logger: Logger) -
 }
 
 /// The router with every route and middleware.
-func buildRouter(_ environment: ServerEnvironment) -> Router<AppRequestContext> {
+func buildRouter(_ environment: ServerEnvironment, hub: ChatHub, logger: Logger) -> Router<AppRequestContext> {
     let configuration = environment.configuration
     let routes = RouteTable()
     let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
@@ -101,6 +126,7 @@ func buildRouter(_ environment: ServerEnvironment) -> Router<AppRequestContext> 
         records: environment.imageRecords, images: environment.images,
         upload: ImageUpload(limit: configuration.maxImageBytes, spoolFolder: (configuration.imagesDirectory as NSString).appendingPathComponent("tmp"))
     ).addRoutes(to: api)
+    ChatController(hub: hub, logger: logger).addRoutes(to: api)
 
     routes.install(router.routes.map { (path: $0.path.description, method: $0.method) })
     return router

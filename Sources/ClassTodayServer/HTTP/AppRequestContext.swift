@@ -1,10 +1,11 @@
 import ClassTodayCore
 import HTTPTypes
 import Hummingbird
+import HummingbirdWebSocket
 import NIOCore
 
 /// The per-request context of every route: the core storage, the caller's identity, the client address.
-public struct AppRequestContext: RequestContext, RemoteAddressRequestContext {
+public struct AppRequestContext: RequestContext, RemoteAddressRequestContext, WebSocketRequestContext {
     /// Hummingbird's own per-request storage.
     public var coreContext: CoreRequestContextStorage
     /// The signed-in caller, set by ``TokenAuthenticator`` when a valid token came with the request.
@@ -13,11 +14,14 @@ public struct AppRequestContext: RequestContext, RemoteAddressRequestContext {
     public let remoteAddress: SocketAddress?
     /// The request-body limit for decoding, set per route group by ``BodyLimitMiddleware``.
     public var maxUploadSize: Int = 1 << 20
+    /// Where a WebSocket route leaves its handler for the upgrade.
+    public let webSocket: WebSocketHandlerReference<AppRequestContext>
 
     /// Creates the context for a request arriving on `source.channel`.
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress
+        self.webSocket = .init()
     }
 
     /// JSON with RFC 3339 dates; decoding failures become 400 problems without internals.

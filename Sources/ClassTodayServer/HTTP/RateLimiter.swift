@@ -29,10 +29,20 @@ final class RateLimiter: Sendable {
 
     /// A limiter allowing `perMinute` requests per minute per key, remembering at most `maximumKeys` keys
     /// (full buckets are forgotten first: they are indistinguishable from new ones).
-    init(perMinute: Int, maximumKeys: Int = 100_000) {
-        self.limit = max(1, perMinute)
-        self.refillPerSecond = Double(max(1, perMinute)) / 60
+    convenience init(perMinute: Int, maximumKeys: Int = 100_000) {
+        self.init(burst: perMinute, perSecond: Double(max(1, perMinute)) / 60, maximumKeys: maximumKeys)
+    }
+
+    /// A limiter allowing bursts of `burst` requests per key, refilled at `perSecond`.
+    init(burst: Int, perSecond: Double, maximumKeys: Int = 100_000) {
+        self.limit = max(1, burst)
+        self.refillPerSecond = perSecond
         self.maximumKeys = maximumKeys
+    }
+
+    /// Forgets a key (a closed connection's bucket).
+    func forget(_ key: String) {
+        _ = buckets.withLock { $0.removeValue(forKey: key) }
     }
 
     /// A limiter for `perMinute` requests per minute, or nil when `perMinute` is 0 (limiting off).

@@ -20,14 +20,21 @@ enum BearerToken {
         SHA256.hash(data: Data(token.utf8)).hexString
     }
 
-    /// The token of an `Authorization: Bearer <token>` header, or of a `token` query parameter
-    /// (for WebSocket clients that cannot set headers).
+    /// The path where a `token` query parameter is accepted: WebSocket clients cannot always set headers.
+    /// Elsewhere tokens in URLs are refused, since URLs end up in logs and proxies.
+    static let queryTokenPath = "/v1/chat/ws"
+
+    /// The token of an `Authorization: Bearer <token>` header, or of a `token` query parameter on
+    /// ``queryTokenPath``.
     static func from(_ request: Request) -> String? {
         if let header = request.headers[.authorization] {
             let parts = header.split(separator: " ", maxSplits: 1)
             guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
             let token = parts[1].trimmingCharacters(in: .whitespaces)
             return token.isEmpty ? nil : token
+        }
+        if request.uri.path == queryTokenPath, let token = request.uri.queryParameters.get("token"), !token.isEmpty {
+            return token
         }
         return nil
     }

@@ -14,20 +14,24 @@ public struct SQLiteClassRepository: ClassRepository {
     public func create(_ listing: ClassListing) async throws -> ClassView {
         try await writer.write { db in
             try Self.checkImages(listing.imageIds, ownedBy: listing.writerId, db)
-            try db.execute(
-                sql: """
-                    INSERT INTO classes (id, type, name, description, days, days_mask, time, place, lat, lon, geohash,
-                        keyword_location, price, price_unit, subjects, subjects_mask, targets, targets_mask, capacity,
-                        status, writer_id, favorite_count, created_at, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)
-                    """,
-                arguments: [listing.id] + Self.columnValues(listing) + [listing.status.rawValue, listing.writerId,
-                                                         listing.createdAt.millisecondsSince1970,
-                                                         listing.updatedAt.millisecondsSince1970])
+            try Self.insertRow(listing, db)
             try Self.replaceImages(of: listing.id, with: listing.imageIds, db)
-            try Self.indexKeywords(of: listing, db)
             return try Self.fetchView(id: listing.id, viewerId: listing.writerId, db)
         }
+    }
+
+    /// Inserts a listing's row and its keyword tokens (not its images), inside the caller's transaction.
+    static func insertRow(_ listing: ClassListing, _ db: Database) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO classes (id, type, name, description, days, days_mask, time, place, lat, lon, geohash,
+                keyword_location, price, price_unit, subjects, subjects_mask, targets, targets_mask, capacity,
+                status, writer_id, favorite_count, created_at, updated_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)
+            """).execute(arguments: [listing.id] + columnValues(listing) + [
+                listing.status.rawValue, listing.writerId, listing.createdAt.millisecondsSince1970,
+                listing.updatedAt.millisecondsSince1970])
+        try db.cachedStatement(sql: "INSERT INTO class_search (rowid, tokens) VALUES (?, ?)").execute(arguments: [
+            db.lastInsertedRowID, ClassSearchDocument.tokens(name: listing.name, description: listing.description)])
     }
 
     public func view(id: String, viewerId: String?) async throws -> ClassView? {

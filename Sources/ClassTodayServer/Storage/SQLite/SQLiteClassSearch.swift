@@ -8,9 +8,9 @@ import GRDB
 /// then read in one more statement, so that writer, images and favourite flags are looked up for the page only,
 /// never for every candidate.
 ///
-/// Nearest-first searches go ring by ring outwards (``GeohashCover/rings(center:radiusMeters:)``) and stop as soon
-/// as the page is full of results no farther than the next ring could hold, so a dense city does not make a
-/// small page read the whole circle.
+/// Nearest-first searches read growing circles (250 m, then four times wider each step, up to the radius), each
+/// step only the band beyond the previous one, and stop as soon as the page is full: every listing in the band
+/// read so far is nearer than anything beyond it, so a dense city does not make a small page read the whole circle.
 struct SQLiteClassSearch {
     let search: ClassSearch
     let page: PageRequest
@@ -61,20 +61,28 @@ struct SQLiteClassSearch {
     }
 
     private func nearestFirst(_ db: Database, circle: ClassSearch.Circle) throws -> ([Key], Trace) {
-        let rings = GeohashCover.rings(center: circle.center, radiusMeters: circle.radius)
         var found: [Key] = []
         var read: [GeohashRange] = []
-        for (index, ring) in rings.enumerated() {
-            found += try fetchKeys(db, ranges: ring.ranges, limit: page.limit + 1)
-            read += ring.ranges
-            found.sort { ($0.distance ?? 0, $0.id) < ($1.distance ?? 0, $1.id) }
-            found = Array(found.prefix(page.limit + 1))
-            let nextMinimum = rings.dropFirst(index + 1).map(\.minimumDistanceMeters).min() ?? .infinity
-            if found.count > page.limit, let last = found.last?.distance, last <= nextMinimum {
-                break
-            }
+        var inner: Double?
+        for radius in Self.steps(upTo: circle.radius) {
+            let ranges = GeohashCover.circle(center: circle.center, radiusMeters: radius)
+            found += try fetchKeys(db, ranges: ranges, limit: page.limit + 1 - found.count, band: (inner, radius))
+            read += ranges
+            if found.count > page.limit { break }
+            inner = radius
         }
         return (found, Trace(ranges: read))
+    }
+
+    /// The radii of the growing circles of a nearest-first search.
+    static func steps(upTo radius: Double) -> [Double] {
+        var steps: [Double] = []
+        var step = 250.0
+        while step < radius {
+            steps.append(step)
+            step *= 4
+        }
+        return steps + [radius]
     }
 
     /// The page of listings for the keys (fetched with `limit + 1`: the extra key only says there is more).
@@ -91,23 +99,25 @@ struct SQLiteClassSearch {
         return Page(items: items, nextCursor: next)
     }
 
-    /// Keys of the candidates in `ranges` (all listings when nil) that satisfy everything, after the cursor.
-    private func fetchKeys(_ db: Database, ranges: [GeohashRange]?, limit: Int) throws -> [Key] {
-        guard let statement = statement(ranges: ranges, limit: limit) else { return [] }
+    /// Keys of the candidates in `ranges` (all listings when nil) that satisfy everything, after the cursor, and
+    /// whose distance lies in `band` (above its first bound, at most its second) when one is given.
+    private func fetchKeys(_ db: Database, ranges: [GeohashRange]?, limit: Int, band: (Double?, Double)? = nil) throws -> [Key] {
+        guard let statement = statement(ranges: ranges, limit: limit, band: band) else { return [] }
         return try Row.fetchAll(db, sql: statement.sql, arguments: statement.arguments).map { Key(row: $0, sort: search.sort) }
     }
 
     /// The statement of the first step (the first ring, for nearest-first searches); nil when nothing can match.
     func firstStatement() -> (sql: String, arguments: StatementArguments)? {
         if search.sort == .distance, let circle = search.circle {
-            return GeohashCover.rings(center: circle.center, radiusMeters: circle.radius).first.flatMap { statement(ranges: $0.ranges, limit: page.limit + 1) }
+            let first = Self.steps(upTo: circle.radius)[0]
+            return statement(ranges: GeohashCover.circle(center: circle.center, radiusMeters: first), limit: page.limit + 1, band: (nil, first))
         }
         let ranges = search.circle.map { GeohashCover.circle(center: $0.center, radiusMeters: $0.radius) } ?? search.box.map(GeohashCover.box)
         return statement(ranges: ranges, limit: page.limit + 1)
     }
 
     /// One statement: candidates in `ranges` (all listings when nil) that satisfy everything, after the cursor.
-    private func statement(ranges: [GeohashRange]?, limit: Int) -> (sql: String, arguments: StatementArguments)? {
+    private func statement(ranges: [GeohashRange]?, limit: Int, band: (Double?, Double)? = nil) -> (sql: String, arguments: StatementArguments)? {
         var conditions: [String] = []
         var arguments: [String: (any DatabaseValueConvertible)?] = [:]
         var columns = "c.id, c.created_at"
@@ -150,8 +160,8 @@ struct SQLiteClassSearch {
             }
             conditions.append("(" + alternatives.joined(separator: " OR ") + ")")
             // Without statistics SQLite prices a long OR of ranges above a scan; the ranges are what make geo
-            // searches fast, so pin the index unless the keyword index drives the query.
-            if search.keyword == nil { indexHint = "INDEXED BY classes_by_geohash" }
+            // searches fast, so pin the index unless the keyword index drives the query (relevance order).
+            if search.sort != .relevance || search.keyword == nil { indexHint = "INDEXED BY classes_by_geohash" }
         }
         if let box = search.box {
             conditions.append("c.lat BETWEEN :minLat AND :maxLat")
@@ -163,10 +173,14 @@ struct SQLiteClassSearch {
         }
         if let circle = search.circle {
             columns += ", ct_distance(c.lat, c.lon, :centerLat, :centerLon) AS distance"
-            conditions.append("ct_distance(c.lat, c.lon, :centerLat, :centerLon) <= :radius")
+            conditions.append("distance <= :radius")
             arguments["centerLat"] = circle.center.lat
             arguments["centerLon"] = circle.center.lon
-            arguments["radius"] = circle.radius
+            arguments["radius"] = min(circle.radius, band?.1 ?? circle.radius)
+            if let inner = band?.0 {
+                conditions.append("distance > :inner")
+                arguments["inner"] = inner
+            }
         }
         if let keyword = search.keyword {
             arguments["match"] = keyword.ftsMatchExpression
@@ -174,6 +188,9 @@ struct SQLiteClassSearch {
                 join = "JOIN class_search ON class_search.rowid = c.rowid"
                 conditions.append("class_search MATCH :match")
                 columns += ", bm25(class_search) AS rank"
+            } else if ranges != nil {
+                // The area drives: each candidate's tokens are checked by rowid, never the keyword's whole doclist.
+                conditions.append("EXISTS (SELECT 1 FROM class_search WHERE class_search MATCH :match AND class_search.rowid = c.rowid)")
             } else {
                 conditions.append("c.rowid IN (SELECT rowid FROM class_search WHERE class_search MATCH :match)")
             }

@@ -54,6 +54,7 @@ public struct SQLiteImageRecordRepository: ImageRecordRepository {
                 WHERE created_at < ?
                   AND NOT EXISTS (SELECT 1 FROM class_images ci WHERE ci.image_id = images.id)
                   AND NOT EXISTS (SELECT 1 FROM users u WHERE u.profile_image_id = images.id)
+                  AND NOT EXISTS (SELECT 1 FROM chat_messages m WHERE m.image_id = images.id)
                 RETURNING sha256
                 """, arguments: [cutoff.millisecondsSince1970])
             let files = try removeUnnamedFiles(Set(hashes), db)

@@ -15,19 +15,23 @@ public struct SQLiteUserRepository: UserRepository {
         let created = User(id: Identifier.make(at: date), email: user.email.trimmingWhitespace(),
                            nickname: user.nickname, createdAt: date)
         do {
-            try await writer.write { db in
-                try db.execute(
-                    sql: """
-                        INSERT INTO users (id, email, email_normalized, password_hash, nickname, created_at, updated_at)
-                        VALUES (?, ?, ?, ?, ?, ?, ?)
-                        """,
-                    arguments: [created.id, created.email, UserRules.normalizedEmail(user.email), user.passwordHash,
-                                created.nickname, date.millisecondsSince1970, date.millisecondsSince1970])
-            }
+            try await writer.write { db in try Self.insertRow(created, passwordHash: user.passwordHash, db) }
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
             throw DomainError.conflict("an account with this email already exists")
         }
         return created
+    }
+
+    /// Inserts a user's row inside the caller's transaction.
+    static func insertRow(_ user: User, passwordHash: String, _ db: Database) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO users (id, email, email_normalized, password_hash, nickname, description, company, subjects,
+                profile_image_id, lat, lon, keyword_location, detail_location, created_at, updated_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [
+                user.id, user.email, UserRules.normalizedEmail(user.email), passwordHash, user.nickname, user.description,
+                user.company, StoredList.encode(user.subjects), user.profileImageId, user.location?.lat, user.location?.lon,
+                user.keywordLocation, user.detailLocation, user.createdAt.millisecondsSince1970, user.createdAt.millisecondsSince1970])
     }
 
     public func user(id: String) async throws -> User? {

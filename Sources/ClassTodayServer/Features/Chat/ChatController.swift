@@ -1,0 +1,168 @@
+import ClassTodayCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+
+/// Chat rooms and messages over REST, and the WebSocket endpoint.
+struct ChatController {
+    let hub: ChatHub
+    let logger: Logger
+
+    private var chats: any ChatRepository { hub.repository }
+
+    /// Adds the chat routes to the `/v1` group.
+    func addRoutes(to group: RouterGroup<AppRequestContext>) {
+        group.post("chat/rooms", use: openRoom)
+        group.get("chat/rooms", use: rooms)
+        group.get("chat/rooms/{id}/messages", use: history)
+        group.post("chat/rooms/{id}/messages", use: send)
+        group.post("chat/rooms/{id}/read", use: markRead)
+        group.ws("chat/ws", shouldUpgrade: authenticateUpgrade) { inbound, outbound, context in
+            guard let caller = context.requestContext.caller else { return }
+            let session = ChatSession(userId: caller.userId, hub: hub, logger: logger)
+            try await session.serve(inbound: inbound, outbound: outbound)
+        }
+    }
+
+    /// Upgrades only requests with a valid token (``TokenAuthenticator`` reads the `Authorization` header or,
+    /// on this route, `?token=`); anything else is a 401 problem and no upgrade.
+    @Sendable func authenticateUpgrade(_ request: Request, context: AppRequestContext) async throws -> RouterShouldUpgrade {
+        _ = try context.requireCaller()
+        guard request.headers[.upgrade]?.lowercased() == "websocket" else {
+            throw DomainError.badRequest("this endpoint needs a WebSocket upgrade")
+        }
+        return .upgrade([:])
+    }
+
+    @Sendable func openRoom(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<RoomResponse> {
+        let caller = try context.requireCaller()
+        let body = try await request.decode(as: OpenRoomRequest.self, context: context)
+        guard let classId = body.classId, !classId.isEmpty else { throw DomainError.invalid("classId", "is required") }
+        let (room, created) = try await chats.openRoom(classId: classId, userId: caller.userId, at: Date())
+        guard let summary = try await chats.summary(roomId: room.id) else { throw DomainError.notFound("room") }
+        return EditedResponse(status: created ? .created : .ok, response: RoomResponse(summary: summary, viewerId: caller.userId))
+    }
+
+    @Sendable func rooms(_ request: Request, context: AppRequestContext) async throws -> PageResponse<RoomResponse> {
+        let caller = try context.requireCaller()
+        let page = try await chats.rooms(of: caller.userId, page: PageRequest(query: request.uri, ordering: "activity"))
+        return PageResponse(items: page.items.map { RoomResponse(summary: $0, viewerId: caller.userId) }, nextCursor: page.nextCursor,
+                            requestURI: request.uri)
+    }
+
+    @Sendable func history(_ request: Request, context: AppRequestContext) async throws -> PageResponse<MessageResponse> {
+        let caller = try context.requireCaller()
+        let room = try await memberRoom(context, caller)
+        var before: Int?
+        if let text = request.uri.queryParameters.get("before") {
+            guard let value = Int(text), value >= 1 else { throw DomainError.invalid("before", "must be a seq of 1 or more") }
+            before = value
+        }
+        let page = try await chats.history(roomId: room.id, beforeSeq: before, page: PageRequest(query: request.uri, ordering: "seq"))
+        return PageResponse(items: page.items.map(MessageResponse.init(message:)), nextCursor: page.nextCursor, requestURI: request.uri)
+    }
+
+    @Sendable func send(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<MessageResponse> {
+        let caller = try context.requireCaller()
+        let room = try await memberRoom(context, caller)
+        let body = try await request.decode(as: SendMessageRequest.self, context: context)
+        var validator = FieldValidator()
+        ChatRules.check(clientId: body.clientId, text: body.text, imageId: body.imageId, into: &validator)
+        try validator.throwIfInvalid()
+        let outgoing = OutgoingMessage(roomId: room.id, senderId: caller.userId, clientId: body.clientId,
+                                       kind: body.imageId == nil ? .text : .image, text: body.text, imageId: body.imageId)
+        switch try await hub.send(outgoing, in: room) {
+        case .stored(let message): return EditedResponse(status: .created, response: MessageResponse(message: message))
+        case .duplicate(let message): return EditedResponse(status: .ok, response: MessageResponse(message: message))
+        }
+    }
+
+    @Sendable func markRead(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let caller = try context.requireCaller()
+        let room = try await memberRoom(context, caller)
+        let body = try await request.decode(as: ReadRequest.self, context: context)
+        guard let seq = body.seq, seq >= 0 else { throw DomainError.invalid("seq", "is required and must not be negative") }
+        _ = try await hub.markRead(room: room, userId: caller.userId, seq: seq)
+        return Response(status: .noContent)
+    }
+
+    /// The room of the `id` parameter: 404 when missing, 403 when the caller is not a member.
+    private func memberRoom(_ context: AppRequestContext, _ caller: Caller) async throws -> ChatRoom {
+        guard let room = try await chats.room(id: try context.parameters.require("id")) else { throw DomainError.notFound("room") }
+        guard room.isMember(caller.userId) else { throw DomainError.forbidden("only the room's members may see it") }
+        return room
+    }
+}
+
+/// The body of `POST /v1/chat/rooms`.
+struct OpenRoomRequest: Decodable {
+    let classId: String?
+}
+
+/// The body of `POST /v1/chat/rooms/{id}/messages`.
+struct SendMessageRequest: Decodable {
+    let clientId: String?
+    let text: String?
+    let imageId: String?
+}
+
+/// The body of `POST /v1/chat/rooms/{id}/read`.
+struct ReadRequest: Decodable {
+    let seq: Int?
+}
+
+/// A room as its member sees it.
+struct RoomResponse: ResponseEncodable {
+    let summary: RoomSummary
+    let viewerId: String
+
+    private enum CodingKeys: String, CodingKey {
+        case id, `class`, seller, buyer, lastMessage, unreadCount, lastReadSeq, createdAt
+    }
+
+    private struct ClassSummary: Encodable {
+        let id: String
+        let name: String
+        let type: ClassType
+        let status: ClassStatus
+    }
+
+    private struct Person: Encodable {
+        let id: String
+        let nickname: String
+        let profileImageUrl: String?
+        let rating: Rating
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(nickname, forKey: .nickname)
+            try container.encode(profileImageUrl, forKey: .profileImageUrl)
+            try container.encode(rating, forKey: .rating)
+        }
+
+        private enum Keys: String, CodingKey { case id, nickname, profileImageUrl, rating }
+
+        init(_ summary: WriterSummary) {
+            id = summary.id
+            nickname = summary.nickname
+            profileImageUrl = summary.profileImageId.map(ImageURL.path(for:))
+            rating = summary.rating
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(summary.room.id, forKey: .id)
+        try container.encode(ClassSummary(id: summary.classId, name: summary.className, type: summary.classType, status: summary.classStatus),
+                             forKey: .class)
+        try container.encode(Person(summary.seller), forKey: .seller)
+        try container.encode(Person(summary.buyer), forKey: .buyer)
+        try container.encode(summary.lastMessage.map(MessageResponse.init(message:)), forKey: .lastMessage)
+        try container.encode(summary.room.unreadCount(of: viewerId), forKey: .unreadCount)
+        try container.encode(summary.room.readSeq(of: viewerId), forKey: .lastReadSeq)
+        try container.encode(summary.room.createdAt, forKey: .createdAt)
+    }
+}

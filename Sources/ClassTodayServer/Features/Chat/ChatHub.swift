@@ -1,0 +1,126 @@
+import ClassTodayCore
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// The chat hub of one server node: it stores messages (through the group-committing ``MessageWriter``),
+/// publishes what happens on the ``ChatBus``, and delivers every bus event to the connections of its recipients
+/// on this node. Presence is tracked here: a user is online from their first connection to their last.
+public final class ChatHub: Service, Sendable {
+    private let bus: any ChatBus
+    private let chats: any ChatRepository
+    private let writer: MessageWriter
+    private let logger: Logger
+    private let events: AsyncStream<ChatEvent>
+    private let sessions = Mutex<[String: [UUID: ChatSession]]>([:])
+    /// Per-connection frame budget: bursts of 60, 20 a second after that.
+    let frameLimiter = RateLimiter(burst: 60, perSecond: 20)
+    /// Typing notices per connection and room: one every two seconds.
+    let typingLimiter = RateLimiter(burst: 1, perSecond: 0.5)
+
+    /// Creates a hub over a bus and a repository.
+    public init(bus: any ChatBus, chats: any ChatRepository, logger: Logger) {
+        self.bus = bus
+        self.chats = chats
+        self.writer = MessageWriter(repository: chats)
+        self.logger = logger
+        // Subscribe now, so that nothing published before `run` starts is missed.
+        self.events = bus.subscribe()
+    }
+
+    /// Delivers bus events to local connections until the server shuts down.
+    public func run() async throws {
+        for await event in events.cancelOnGracefulShutdown() {
+            deliver(event)
+        }
+        let open = sessions.withLock { $0.values.flatMap(\.values) }
+        for session in open { session.finish() }
+    }
+
+    /// The repository the hub stores through.
+    var repository: any ChatRepository { chats }
+
+    // MARK: Messages
+
+    /// Stores a text or image message from a member of `room` and publishes it; a repeated client id returns the
+    /// earlier message and publishes nothing.
+    func send(_ outgoing: OutgoingMessage, in room: ChatRoom) async throws -> AppendResult {
+        let result = try await writer.append(outgoing)
+        if case .stored(let message) = result {
+            await bus.publish(.message(message, recipients: room.memberIds))
+        }
+        return result
+    }
+
+    /// Posts a system message (matching notices) in `room` and publishes it.
+    func postSystemMessage(_ text: String, in room: ChatRoom, causedBy userId: String) async throws -> ChatMessage {
+        let outgoing = OutgoingMessage(roomId: room.id, senderId: userId, clientId: nil, kind: .system, text: text, imageId: nil)
+        return try await send(outgoing, in: room).message
+    }
+
+    /// Records a read position and tells both members.
+    func markRead(room: ChatRoom, userId: String, seq: Int) async throws -> Int {
+        let position = try await chats.markRead(roomId: room.id, userId: userId, seq: seq)
+        await bus.publish(.read(roomId: room.id, userId: userId, seq: position, recipients: room.memberIds))
+        return position
+    }
+
+    /// Tells the other member that `userId` is typing.
+    func typing(room: ChatRoom, userId: String) async {
+        await bus.publish(.typing(roomId: room.id, userId: userId, recipients: [room.counterpart(of: userId)]))
+    }
+
+    /// Pushes a notification (already encoded JSON) to `userId`'s connections on every node.
+    public func notify(userId: String, json: String) async {
+        await bus.publish(.notification(userId: userId, json: json))
+    }
+
+    // MARK: Connections
+
+    /// Adds a connection; the user's counterparts hear that they came online with their first connection, and
+    /// the connection hears which counterparts are online.
+    func register(_ session: ChatSession) async {
+        let first = sessions.withLock { sessions in
+            let first = sessions[session.userId]?.isEmpty ?? true
+            sessions[session.userId, default: [:]][session.id] = session
+            return first
+        }
+        let counterparts = (try? await chats.counterparts(of: session.userId)) ?? []
+        let online = sessions.withLock { sessions in counterparts.filter { !(sessions[$0]?.isEmpty ?? true) } }
+        for userId in online {
+            session.enqueue(.chat(.presence(userId: userId, online: true, recipients: [session.userId])))
+        }
+        if first, !counterparts.isEmpty {
+            await bus.publish(.presence(userId: session.userId, online: true, recipients: counterparts))
+        }
+    }
+
+    /// Removes a connection; with the user's last one, counterparts hear that they went offline.
+    func unregister(_ session: ChatSession) async {
+        let last = sessions.withLock { sessions in
+            sessions[session.userId]?.removeValue(forKey: session.id)
+            if sessions[session.userId]?.isEmpty == true {
+                sessions.removeValue(forKey: session.userId)
+                return true
+            }
+            return false
+        }
+        frameLimiter.forget(session.id.uuidString)
+        if last, let counterparts = try? await chats.counterparts(of: session.userId), !counterparts.isEmpty {
+            await bus.publish(.presence(userId: session.userId, online: false, recipients: counterparts))
+        }
+    }
+
+    /// How many connections are open on this node.
+    var connectionCount: Int {
+        sessions.withLock { $0.values.reduce(0) { $0 + $1.count } }
+    }
+
+    private func deliver(_ event: ChatEvent) {
+        let targets = sessions.withLock { sessions in event.recipients.flatMap { sessions[$0].map { Array($0.values) } ?? [] } }
+        for session in targets {
+            session.enqueue(.chat(event))
+        }
+    }
+}

@@ -1,0 +1,325 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import Testing
+@testable import ClassTodayServer
+
+/// Chat through real sockets: a live server, WebSocket clients for the members and their devices.
+@Suite("Chat")
+struct ChatTests {
+    /// A live server with a seller (writer of a sell class), a buyer with an open room, and an outsider.
+    struct Scene {
+        let client: any TestClientProtocol
+        let port: Int
+        let seller: (token: String, id: String)
+        let buyer: (token: String, id: String)
+        let outsider: (token: String, id: String)
+        let roomId: String
+        let classId: String
+    }
+
+    static func withScene(_ body: @Sendable (Scene) async throws -> Void) async throws {
+        let configuration = TestServer.configuration()
+        defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
+        let app = try await buildApplication(configuration, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        try await app.test(.live) { client in
+            let seller = try await client.signup(nickname: "선생님")
+            let buyer = try await client.signup(nickname: "학생")
+            let outsider = try await client.signup(nickname: "구경꾼")
+            let classId = try #require(try await client.createClass(token: seller.token)["id"] as? String)
+            let room = try await client.send(.post, "/v1/chat/rooms", json: ["classId": classId], token: buyer.token)
+            #expect(room.status == .created)
+            let roomId = try #require(try room.jsonObject()["id"] as? String)
+            try await body(Scene(client: client, port: try #require(client.port), seller: seller, buyer: buyer, outsider: outsider,
+                                 roomId: roomId, classId: classId))
+        }
+    }
+
+    @Test("rooms: opened once per (class, user), listed with roles, never on one's own class")
+    func rooms() async throws {
+        try await Self.withScene { scene in
+            let again = try await scene.client.send(.post, "/v1/chat/rooms", json: ["classId": scene.classId], token: scene.buyer.token)
+            #expect(again.status == .ok)
+            #expect(try again.jsonObject()["id"] as? String == scene.roomId)
+            let own = try await scene.client.send(.post, "/v1/chat/rooms", json: ["classId": scene.classId], token: scene.seller.token)
+            #expect(try own.problemFields() == ["classId"])
+            let missing = try await scene.client.send(.post, "/v1/chat/rooms", json: ["classId": "01ZZZZZZZZZZZZZZZZZZZZZZZZ"], token: scene.buyer.token)
+            #expect(missing.status == .notFound)
+            let list = try await scene.client.send(.get, "/v1/chat/rooms", token: scene.seller.token).jsonObject()
+            let rooms = try #require(list["items"] as? [[String: Any]])
+            #expect(rooms.count == 1)
+            let room = try #require(rooms.first)
+            #expect((room["seller"] as? [String: Any])?["id"] as? String == scene.seller.id)
+            #expect((room["buyer"] as? [String: Any])?["id"] as? String == scene.buyer.id)
+            #expect((room["class"] as? [String: Any])?["name"] as? String == "기타 왕초보 레슨")
+            #expect(room["lastMessage"] is NSNull)
+            #expect(room["unreadCount"] as? Int == 0)
+        }
+    }
+
+    @Test("a socket send is acked once stored, then delivered to the other member and to the sender's other device")
+    func sendAndDeliver() async throws {
+        try await Self.withScene { scene in
+            let buyer = try await TestSocket.connect(port: scene.port, token: scene.buyer.token)
+            let buyerPhone = try await TestSocket.connect(port: scene.port, token: scene.buyer.token, inQuery: true)
+            let seller = try await TestSocket.connect(port: scene.port, token: scene.seller.token)
+            buyer.send(["type": "send", "roomId": scene.roomId, "clientId": "c-1", "text": "안녕하세요, 수업 문의드려요"])
+            let ack = try await buyer.next(type: "ack")
+            #expect(ack["clientId"] as? String == "c-1")
+            #expect(ack["seq"] as? Int == 1)
+            #expect(ack["roomId"] as? String == scene.roomId)
+            let own = try await buyer.next(type: "message")
+            #expect((own["message"] as? [String: Any])?["seq"] as? Int == 1)
+            for socket in [seller, buyerPhone] {
+                let frame = try await socket.next(type: "message")
+                let message = try #require(frame["message"] as? [String: Any])
+                #expect(message["text"] as? String == "안녕하세요, 수업 문의드려요")
+                #expect(message["senderId"] as? String == scene.buyer.id)
+                #expect(message["kind"] as? String == "text")
+                #expect(message["id"] as? String == ack["messageId"] as? String)
+            }
+            for socket in [buyer, buyerPhone, seller] { await socket.close() }
+        }
+    }
+
+    @Test("the same clientId sent twice is stored once; the retry is acked with the original")
+    func duplicateClientId() async throws {
+        try await Self.withScene { scene in
+            let buyer = try await TestSocket.connect(port: scene.port, token: scene.buyer.token)
+            let seller = try await TestSocket.connect(port: scene.port, token: scene.seller.token)
+            buyer.send(["type": "send", "roomId": scene.roomId, "clientId": "same", "text": "first"])
+            let first = try await buyer.next(type: "ack")
+            buyer.send(["type": "send", "roomId": scene.roomId, "clientId": "same", "text": "first (retry)"])
+            let second = try await buyer.next(type: "ack")
+            #expect(first["messageId"] as? String == second["messageId"] as? String)
+            #expect(second["seq"] as? Int == 1)
+            let delivered = await seller.drain().filter { $0["type"] as? String == "message" }
+            #expect(delivered.count == 1)
+            // REST retries answer 200 with the first message.
+            let rest = try await scene.client.send(.post, "/v1/chat/rooms/\(scene.roomId)/messages",
+                                                   json: ["clientId": "same", "text": "again"], token: scene.buyer.token)
+            #expect(rest.status == .ok)
+            #expect(try rest.jsonObject()["text"] as? String == "first")
+            await buyer.close()
+            await seller.close()
+        }
+    }
+
+    @Test("concurrent sends from several connections keep one gap-free order")
+    func concurrentOrder() async throws {
+        try await Self.withScene { scene in
+            let sockets = [
+                try await TestSocket.connect(port: scene.port, token: scene.buyer.token),
+                try await TestSocket.connect(port: scene.port, token: scene.buyer.token),
+                try await TestSocket.connect(port: scene.port, token: scene.seller.token),
+            ]
+            let observer = try await TestSocket.connect(port: scene.port, token: scene.seller.token)
+            for index in 0..<30 {
+                sockets[index % 3].send(["type": "send", "roomId": scene.roomId, "clientId": "m-\(index)", "text": "\(index)"])
+            }
+            var seqs: [Int] = []
+            while seqs.count < 30 {
+                let frame = try await observer.next(type: "message")
+                seqs.append(try #require((frame["message"] as? [String: Any])?["seq"] as? Int))
+            }
+            #expect(seqs == Array(1...30))
+            for socket in sockets + [observer] { await socket.close() }
+        }
+    }
+
+    @Test("a client that reconnects and syncs gets everything it missed, in order, once")
+    func reconnectAndSync() async throws {
+        try await Self.withScene { scene in
+            let seller = try await TestSocket.connect(port: scene.port, token: scene.seller.token)
+            var buyer = try await TestSocket.connect(port: scene.port, token: scene.buyer.token)
+            seller.send(["type": "send", "roomId": scene.roomId, "clientId": "a", "text": "1"])
+            _ = try await buyer.next(type: "message")
+            await buyer.close()
+            for index in 2...6 {
+                seller.send(["type": "send", "roomId": scene.roomId, "clientId": "m\(index)", "text": "\(index)"])
+                _ = try await seller.next(type: "ack")
+            }
+            buyer = try await TestSocket.connect(port: scene.port, token: scene.buyer.token)
+            buyer.send(["type": "sync", "roomId": scene.roomId, "afterSeq": 1])
+            var seqs: [Int] = []
+            for frame in await buyer.drain() where frame["type"] as? String == "message" {
+                seqs.append((frame["message"] as? [String: Any])?["seq"] as? Int ?? -1)
+            }
+            #expect(seqs == [2, 3, 4, 5, 6])
+            await buyer.close()
+            await seller.close()
+        }
+    }
+
+    @Test("sync racing new messages: every message exactly once")
+    func syncRace() async throws {
+        try await Self.withScene { scene in
+            let seller = try await TestSocket.connect(port: scene.port, token: scene.seller.token)
+            for index in 1...20 {
+                seller.send(["type": "send", "roomId": scene.roomId, "clientId": "old-\(index)", "text": "old \(index)"])
+            }
+            for _ in 1...20 { _ = try await seller.next(type: "ack") }
+            let buyer = try await TestSocket.connect(port: scene.port, token: scene.buyer.token)
+            // New messages arrive while the buyer syncs from the start.
+            for index in 1...20 {
+                seller.send(["type": "send", "roomId": scene.roomId, "clientId": "new-\(index)", "text": "new \(index)"])
+                if index == 3 { buyer.send(["type": "sync", "roomId": scene.roomId, "afterSeq": 0]) }
+            }
+            var seen: [Int] = []
+            while seen.count < 40 {
+                let frame = try await buyer.next(type: "message")
+                seen.append(try #require((frame["message"] as? [String: Any])?["seq"] as? Int))
+            }
+            let extra = await buyer.drain().filter { $0["type"] as? String == "message" }
+            #expect(extra.isEmpty, "nothing delivered twice")
+            #expect(seen.sorted() == Array(1...40))
+            #expect(Set(seen).count == 40)
+            await buyer.close()
+            await seller.close()
+        }
+    }
+
+    @Test("non-members cannot read or write: 403 on REST, an error frame on the socket, nothing delivered")
+    func nonMembers() async throws {
+        try await Self.withScene { scene in
+            let outsider = try await TestSocket.connect(port: scene.port, token: scene.outsider.token)
+            let seller = try await TestSocket.connect(port: scene.port, token: scene.seller.token)
+            outsider.send(["type": "send", "roomId": scene.roomId, "clientId": "x", "text": "spam"])
+            let error = try await outsider.next(type: "error")
+            #expect(error["code"] as? String == "forbidden")
+            #expect(error["clientId"] as? String == "x")
+            outsider.send(["type": "sync", "roomId": scene.roomId, "afterSeq": 0])
+            #expect(try await outsider.next(type: "error")["code"] as? String == "forbidden")
+            #expect(await seller.drain().filter { $0["type"] as? String == "message" }.isEmpty)
+            let rest = [
+                try await scene.client.send(.get, "/v1/chat/rooms/\(scene.roomId)/messages", token: scene.outsider.token),
+                try await scene.client.send(.post, "/v1/chat/rooms/\(scene.roomId)/messages", json: ["clientId": "y", "text": "hi"], token: scene.outsider.token),
+                try await scene.client.send(.post, "/v1/chat/rooms/\(scene.roomId)/read", json: ["seq": 1], token: scene.outsider.token),
+            ]
+            #expect(rest.map(\.status) == [.forbidden, .forbidden, .forbidden])
+            await outsider.close()
+            await seller.close()
+        }
+    }
+
+    @Test("bad frames get error frames and the connection stays open; an oversized frame closes it")
+    func badFrames() async throws {
+        try await Self.withScene { scene in
+            let buyer = try await TestSocket.connect(port: scene.port, token: scene.buyer.token)
+            buyer.sendRaw("not json")
+            #expect(try await buyer.next(type: "error")["code"] as? String == "bad_frame")
+            buyer.send(["type": "dance"])
+            #expect(try await buyer.next(type: "error")["code"] as? String == "unknown_type")
+            buyer.send(["type": "send", "roomId": scene.roomId, "clientId": "c"])
+            #expect(try await buyer.next(type: "error")["code"] as? String == "invalid")
+            buyer.send(["type": "send", "roomId": scene.roomId, "clientId": "c", "text": String(repeating: "가", count: 2001)])
+            #expect(try await buyer.next(type: "error")["code"] as? String == "invalid")
+            buyer.send(["type": "sync", "roomId": "01ZZZZZZZZZZZZZZZZZZZZZZZZ", "afterSeq": 0])
+            #expect(try await buyer.next(type: "error")["code"] as? String == "not_found")
+            buyer.send(["type": "ping"])
+            _ = try await buyer.next(type: "pong")
+            buyer.sendRaw(String(repeating: "x", count: 20_000))
+            #expect(await buyer.closedByServer())
+            await buyer.close()
+        }
+    }
+
+    @Test("a flood of frames is throttled with error frames, and the server stays up")
+    func flood() async throws {
+        try await Self.withScene { scene in
+            let buyer = try await TestSocket.connect(port: scene.port, token: scene.buyer.token)
+            for _ in 0..<200 { buyer.send(["type": "ping"]) }
+            let frames = await buyer.drain(for: .milliseconds(500))
+            #expect(frames.contains { $0["code"] as? String == "rate_limited" })
+            #expect(frames.filter { $0["type"] as? String == "pong" }.count < 200)
+            #expect(try await scene.client.send(.get, "/health").status == .ok)
+            await buyer.close()
+        }
+    }
+
+    @Test("unread counts, read receipts and history")
+    func readsAndHistory() async throws {
+        try await Self.withScene { scene in
+            let seller = try await TestSocket.connect(port: scene.port, token: scene.seller.token)
+            for index in 1...5 {
+                let response = try await scene.client.send(.post, "/v1/chat/rooms/\(scene.roomId)/messages",
+                                                           json: ["clientId": "r\(index)", "text": "메시지 \(index)"], token: scene.buyer.token)
+                #expect(response.status == .created)
+            }
+            var room = try #require((try await scene.client.send(.get, "/v1/chat/rooms", token: scene.seller.token).jsonObject()["items"] as? [[String: Any]])?.first)
+            #expect(room["unreadCount"] as? Int == 5)
+            #expect((room["lastMessage"] as? [String: Any])?["text"] as? String == "메시지 5")
+            let buyerRoom = try #require((try await scene.client.send(.get, "/v1/chat/rooms", token: scene.buyer.token).jsonObject()["items"] as? [[String: Any]])?.first)
+            #expect(buyerRoom["unreadCount"] as? Int == 0, "one's own messages are read")
+
+            let buyer = try await TestSocket.connect(port: scene.port, token: scene.buyer.token)
+            seller.send(["type": "read", "roomId": scene.roomId, "seq": 3])
+            let receipt = try await buyer.next(type: "read")
+            #expect(receipt["userId"] as? String == scene.seller.id)
+            #expect(receipt["seq"] as? Int == 3)
+            room = try #require((try await scene.client.send(.get, "/v1/chat/rooms", token: scene.seller.token).jsonObject()["items"] as? [[String: Any]])?.first)
+            #expect(room["unreadCount"] as? Int == 2)
+            #expect(room["lastReadSeq"] as? Int == 3)
+            #expect(try await scene.client.send(.post, "/v1/chat/rooms/\(scene.roomId)/read", json: ["seq": 99], token: scene.seller.token).status == .noContent)
+            room = try #require((try await scene.client.send(.get, "/v1/chat/rooms", token: scene.seller.token).jsonObject()["items"] as? [[String: Any]])?.first)
+            #expect(room["unreadCount"] as? Int == 0)
+            #expect(room["lastReadSeq"] as? Int == 5, "never past the last message")
+
+            let page = try await scene.client.send(.get, "/v1/chat/rooms/\(scene.roomId)/messages?limit=2", token: scene.seller.token).jsonObject()
+            #expect((page["items"] as? [[String: Any]])?.compactMap { $0["seq"] as? Int } == [5, 4])
+            let cursor = try #require(page["nextCursor"] as? String)
+            let next = try await scene.client.send(.get, "/v1/chat/rooms/\(scene.roomId)/messages?limit=2&cursor=\(cursor)", token: scene.seller.token).jsonObject()
+            #expect((next["items"] as? [[String: Any]])?.compactMap { $0["seq"] as? Int } == [3, 2])
+            let before = try await scene.client.send(.get, "/v1/chat/rooms/\(scene.roomId)/messages?before=2", token: scene.seller.token).jsonObject()
+            #expect((before["items"] as? [[String: Any]])?.compactMap { $0["seq"] as? Int } == [1])
+            await seller.close()
+            await buyer.close()
+        }
+    }
+
+    @Test("presence: counterparts see a user come online with the first connection and go offline with the last")
+    func presence() async throws {
+        try await Self.withScene { scene in
+            let seller = try await TestSocket.connect(port: scene.port, token: scene.seller.token)
+            let phone = try await TestSocket.connect(port: scene.port, token: scene.buyer.token)
+            let online = try await seller.next(type: "presence")
+            #expect(online["userId"] as? String == scene.buyer.id && online["online"] as? Bool == true)
+            let laptop = try await TestSocket.connect(port: scene.port, token: scene.buyer.token)
+            #expect(try await laptop.next(type: "presence")["userId"] as? String == scene.seller.id, "a new connection learns who is online")
+            await phone.close()
+            #expect(await seller.drain().filter { $0["type"] as? String == "presence" }.isEmpty, "still online on the laptop")
+            await laptop.close()
+            let offline = try await seller.next(type: "presence")
+            #expect(offline["userId"] as? String == scene.buyer.id && offline["online"] as? Bool == false)
+            await seller.close()
+        }
+    }
+
+    @Test("typing reaches the other member, rate-limited")
+    func typing() async throws {
+        try await Self.withScene { scene in
+            let seller = try await TestSocket.connect(port: scene.port, token: scene.seller.token)
+            let buyer = try await TestSocket.connect(port: scene.port, token: scene.buyer.token)
+            for _ in 0..<5 { buyer.send(["type": "typing", "roomId": scene.roomId]) }
+            let frames = await seller.drain().filter { $0["type"] as? String == "typing" }
+            #expect(frames.count == 1)
+            #expect(frames.first?["userId"] as? String == scene.buyer.id)
+            await seller.close()
+            await buyer.close()
+        }
+    }
+
+    @Test("no upgrade without a valid token")
+    func unauthorizedUpgrade() async throws {
+        try await Self.withScene { scene in
+            let plain = try await scene.client.send(.get, "/v1/chat/ws")
+            #expect(plain.status == .unauthorized)
+            await #expect(throws: (any Error).self) {
+                _ = try await TestSocket.connect(port: scene.port, token: "forged")
+            }
+        }
+    }
+}
