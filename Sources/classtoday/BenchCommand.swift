@@ -1,11 +1,12 @@
 import ArgumentParser
 import ClassTodayServer
+import Foundation
 import Logging
 
 /// `classtoday bench`: performance benchmarks, run against a release build.
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench", abstract: "Run a benchmark and print its report.", subcommands: [SearchBench.self])
+        commandName: "bench", abstract: "Run a benchmark and print its report.", subcommands: [SearchBench.self, ChatBench.self])
 
     /// `classtoday bench search`.
     struct SearchBench: AsyncParsableCommand {
@@ -38,6 +39,57 @@ struct BenchCommand: AsyncParsableCommand {
                 bar.update(done, of: total)
             }
             for line in try await benchmark.run() {
+                Console.line(line)
+            }
+        }
+    }
+
+    /// `classtoday bench chat`.
+    struct ChatBench: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "chat",
+            abstract: "Load a running server's chat over WebSockets and check every delivery.",
+            discussion: """
+                Start the server first, on loopback, with cheap passwords and no rate limits, for example:
+                CLASSTODAY_BCRYPT_COST=4 CLASSTODAY_AUTH_RATE_LIMIT=0 classtoday serve --rate-limit 0
+                """)
+
+        @Option(help: "The server's base URL (loopback only).")
+        var url = "http://127.0.0.1:8080"
+
+        @Option(help: "WebSocket connections to open.")
+        var connections = 5000
+
+        @Option(help: "Rooms to spread them over (two members each).")
+        var rooms = 2500
+
+        @Option(help: "Messages per second, in total.")
+        var rate = 2000
+
+        @Option(help: "How long to send.")
+        var seconds = 60
+
+        @Option(help: "The server's process id, for memory figures (found through /proc when omitted).")
+        var serverPid: Int32?
+
+        func validate() throws {
+            guard let host = URL(string: url)?.host, ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host) || host.hasPrefix("127.") else {
+                throw ValidationError("--url must point at a loopback address")
+            }
+            guard connections > 0, rooms > 0, rate > 0, seconds > 0 else { throw ValidationError("counts must be positive") }
+        }
+
+        func run() async throws {
+            var options = ChatBenchmark.Options()
+            options.url = url
+            options.connections = connections
+            options.rooms = rooms
+            options.rate = rate
+            options.seconds = seconds
+            options.serverPID = serverPid
+            var logger = Logger(label: "classtoday.bench.chat")
+            logger.logLevel = .warning
+            for line in try await ChatBenchmark(options: options, logger: logger).run() {
                 Console.line(line)
             }
         }

@@ -90,7 +90,7 @@ public func buildApplication(_ environment: ServerEnvironment, logger: Logger) -
         server: .http1WebSocketUpgrade(
             webSocketRouter: router,
             configuration: .init(maxFrameSize: ChatSession.maximumFrameSize, autoPing: .enabled(timePeriod: .seconds(30)))),
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "classtoday"),
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "classtoday", backlog: 4096),
         services: [
             hub,
             PeriodicJob(name: "clean-up", interval: configuration.cleanupInterval, logger: logger) {
