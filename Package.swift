@@ -36,6 +36,7 @@ let package = Package(
     targets: [
         .target(
             name: "ClassTodayCore",
+            exclude: ["Matching"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -88,6 +89,7 @@ let package = Package(
         .testTarget(
             name: "ClassTodayCoreTests",
             dependencies: ["ClassTodayCore", "ClassTodayTestSupport"],
+            exclude: ["Matching"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -88,44 +88,6 @@ extension GeohashCover {
             return GeohashRange(lower: lowerText, upper: upperText)
         }
 
-        /// Sorted, disjoint, non-adjacent spans covering exactly the union of `spans`.
-        static func normalized(_ spans: [Span]) -> [Span] {
-            let sorted = spans.filter { $0.lower < $0.upper }.sorted { $0.lower < $1.lower }
-            var result: [Span] = []
-            for span in sorted {
-                if let last = result.last, span.lower <= last.upper {
-                    result[result.count - 1].upper = max(last.upper, span.upper)
-                } else {
-                    result.append(span)
-                }
-            }
-            return result
-        }
-
-        /// The parts of normalized `spans` not in normalized `removed`.
-        static func subtracting(_ removed: [Span], from spans: [Span]) -> [Span] {
-            var result: [Span] = []
-            var removedIndex = 0
-            for span in spans {
-                var start = span.lower
-                while removedIndex < removed.count, removed[removedIndex].upper <= start {
-                    removedIndex += 1
-                }
-                var index = removedIndex
-                while index < removed.count, removed[index].lower < span.upper {
-                    if removed[index].lower > start {
-                        result.append(Span(lower: start, upper: removed[index].lower))
-                    }
-                    start = max(start, removed[index].upper)
-                    index += 1
-                }
-                if start < span.upper {
-                    result.append(Span(lower: start, upper: span.upper))
-                }
-            }
-            return result
-        }
-
         /// Normalized `spans` reduced to at most `limit` spans by filling the smallest gaps between
         /// neighbours — the superset with that many spans that adds the fewest cells.
         static func mergingSmallestGaps(_ spans: [Span], limit: Int) -> [Span] {

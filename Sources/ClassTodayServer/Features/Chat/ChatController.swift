@@ -129,37 +129,13 @@ struct RoomResponse: ResponseEncodable {
         let status: ClassStatus
     }
 
-    private struct Person: Encodable {
-        let id: String
-        let nickname: String
-        let profileImageUrl: String?
-        let rating: Rating
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: Keys.self)
-            try container.encode(id, forKey: .id)
-            try container.encode(nickname, forKey: .nickname)
-            try container.encode(profileImageUrl, forKey: .profileImageUrl)
-            try container.encode(rating, forKey: .rating)
-        }
-
-        private enum Keys: String, CodingKey { case id, nickname, profileImageUrl, rating }
-
-        init(_ summary: WriterSummary) {
-            id = summary.id
-            nickname = summary.nickname
-            profileImageUrl = summary.profileImageId.map(ImageURL.path(for:))
-            rating = summary.rating
-        }
-    }
-
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(summary.room.id, forKey: .id)
         try container.encode(ClassSummary(id: summary.classId, name: summary.className, type: summary.classType, status: summary.classStatus),
                              forKey: .class)
-        try container.encode(Person(summary.seller), forKey: .seller)
-        try container.encode(Person(summary.buyer), forKey: .buyer)
+        try container.encode(WriterResponse(summary.seller), forKey: .seller)
+        try container.encode(WriterResponse(summary.buyer), forKey: .buyer)
         try container.encode(summary.lastMessage.map(MessageResponse.init(message:)), forKey: .lastMessage)
         try container.encode(summary.room.unreadCount(of: viewerId), forKey: .unreadCount)
         try container.encode(summary.room.readSeq(of: viewerId), forKey: .lastReadSeq)

@@ -16,23 +16,6 @@ struct ClassResponse: ResponseEncodable {
         let url: String
     }
 
-    private struct Writer: Encodable {
-        let id: String
-        let nickname: String
-        let profileImageUrl: String?
-        let rating: Rating
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(id, forKey: .id)
-            try container.encode(nickname, forKey: .nickname)
-            try container.encode(profileImageUrl, forKey: .profileImageUrl)
-            try container.encode(rating, forKey: .rating)
-        }
-
-        private enum CodingKeys: String, CodingKey { case id, nickname, profileImageUrl, rating }
-    }
-
     func encode(to encoder: any Encoder) throws {
         let listing = view.listing
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -52,14 +35,31 @@ struct ClassResponse: ResponseEncodable {
         try container.encode(listing.capacity, forKey: .capacity)
         try container.encode(listing.status, forKey: .status)
         try container.encode(listing.imageIds.map { ImageLink(id: $0, url: ImageURL.path(for: $0)) }, forKey: .images)
-        try container.encode(Writer(id: view.writer.id, nickname: view.writer.nickname,
-                                    profileImageUrl: view.writer.profileImageId.map(ImageURL.path(for:)),
-                                    rating: view.writer.rating), forKey: .writer)
+        try container.encode(WriterResponse(view.writer), forKey: .writer)
         try container.encode(listing.favoriteCount, forKey: .favoriteCount)
         try container.encode(view.isFavorite, forKey: .isFavorite)
         try container.encodeIfPresent(view.distance.map { ($0 * 10).rounded() / 10 }, forKey: .distance)
         try container.encode(listing.createdAt, forKey: .createdAt)
         try container.encode(listing.updatedAt, forKey: .updatedAt)
+    }
+}
+
+/// A user as shown next to what they wrote: `{id, nickname, profileImageUrl, rating}` (writers, room members).
+struct WriterResponse: Encodable {
+    let summary: WriterSummary
+
+    init(_ summary: WriterSummary) {
+        self.summary = summary
+    }
+
+    private enum CodingKeys: String, CodingKey { case id, nickname, profileImageUrl, rating }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(summary.id, forKey: .id)
+        try container.encode(summary.nickname, forKey: .nickname)
+        try container.encode(summary.profileImageId.map(ImageURL.path(for:)), forKey: .profileImageUrl)
+        try container.encode(summary.rating, forKey: .rating)
     }
 }
 

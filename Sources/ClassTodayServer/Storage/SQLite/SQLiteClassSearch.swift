@@ -199,29 +199,19 @@ struct SQLiteClassSearch {
                 arguments["query"] = keyword.canonicalText
             }
         }
-        let orderBy: String
-        switch search.sort {
-        case .distance:
-            orderBy = "distance, c.id"
-            if let after = page.after, let distance = after.values.first?.double, let id = after.values.last?.string {
-                conditions.append("(distance > :afterValue OR (distance = :afterValue AND c.id > :afterId))")
-                arguments["afterValue"] = distance
-                arguments["afterId"] = id
-            }
-        case .relevance:
-            orderBy = "rank, c.id"
-            if let after = page.after, let rank = after.values.first?.double, let id = after.values.last?.string {
-                conditions.append("(rank > :afterValue OR (rank = :afterValue AND c.id > :afterId))")
-                arguments["afterValue"] = rank
-                arguments["afterId"] = id
-            }
-        case .recent:
-            orderBy = "c.created_at DESC, c.id DESC"
-            if let after = page.after, let createdAt = after.values.first?.int, let id = after.values.last?.string {
-                conditions.append("(c.created_at < :afterValue OR (c.created_at = :afterValue AND c.id < :afterId))")
-                arguments["afterValue"] = createdAt
-                arguments["afterId"] = id
-            }
+        // Keyset: (key, id) ascending for distance and relevance, descending for recent.
+        let (key, ascending): (String, Bool) = switch search.sort {
+        case .distance: ("distance", true)
+        case .relevance: ("rank", true)
+        case .recent: ("c.created_at", false)
+        }
+        let direction = ascending ? "" : " DESC"
+        let orderBy = "\(key)\(direction), c.id\(direction)"
+        if let after = page.after, let value = after.values.first, let id = after.values.last?.string {
+            let beyond = ascending ? ">" : "<"
+            conditions.append("(\(key) \(beyond) :afterValue OR (\(key) = :afterValue AND c.id \(beyond) :afterId))")
+            arguments["afterValue"] = value.databaseValue
+            arguments["afterId"] = id
         }
         let sql = """
             SELECT \(columns) FROM classes c \(indexHint) \(join)
@@ -229,5 +219,16 @@ struct SQLiteClassSearch {
             ORDER BY \(orderBy) LIMIT \(limit)
             """
         return (sql, StatementArguments(arguments))
+    }
+}
+
+extension PageCursorValue {
+    /// The value as an SQL argument.
+    var databaseValue: any DatabaseValueConvertible {
+        switch self {
+        case .int(let value): value
+        case .double(let value): value
+        case .string(let value): value
+        }
     }
 }

@@ -1,5 +1,6 @@
 import ClassTodayCore
 import GRDB
+import Synchronization
 
 /// Swift functions made callable from SQL on every connection.
 enum SQLiteFunctions {
@@ -14,10 +15,28 @@ enum SQLiteFunctions {
     /// `ct_matches(query, name, description)`: the exact keyword semantics of ``SearchQuery/matches(_:)``,
     /// used to confirm the candidates an FTS expression selects.
     static let matches = DatabaseFunction("ct_matches", argumentCount: 3, pure: true) { values in
-        guard let text = String.fromDatabaseValue(values[0]), let query = SearchTokenizer.query(text) else { return false }
+        guard let text = String.fromDatabaseValue(values[0]), let query = parsedQueries.query(text) else { return false }
         let name = String.fromDatabaseValue(values[1]) ?? ""
         let description = String.fromDatabaseValue(values[2]) ?? ""
         return query.matches(ClassSearchDocument.text(name: name, description: description))
+    }
+
+    /// Queries parsed once per text: `ct_matches` is called once per candidate row with the same query.
+    private static let parsedQueries = QueryCache()
+
+    /// A small bounded cache of parsed keyword queries.
+    private final class QueryCache: Sendable {
+        private let entries = Mutex<[String: SearchQuery?]>([:])
+
+        func query(_ text: String) -> SearchQuery? {
+            if let cached = entries.withLock({ $0[text] }) { return cached }
+            let parsed = SearchTokenizer.query(text)
+            entries.withLock { entries in
+                if entries.count >= 256 { entries.removeAll(keepingCapacity: true) }
+                entries[text] = parsed
+            }
+            return parsed
+        }
     }
 
     /// Adds the functions to a connection.
