@@ -36,7 +36,6 @@ let package = Package(
     targets: [
         .target(
             name: "ClassTodayCore",
-            exclude: ["Matching"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -89,7 +88,6 @@ let package = Package(
         .testTarget(
             name: "ClassTodayCoreTests",
             dependencies: ["ClassTodayCore", "ClassTodayTestSupport"],
-            exclude: ["Matching"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

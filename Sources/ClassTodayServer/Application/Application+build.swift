@@ -24,6 +24,10 @@ public struct ServerEnvironment: Sendable {
     public let imageRecords: any ImageRecordRepository
     /// Chat rooms and messages.
     public let chats: any ChatRepository
+    /// Matches and reviews.
+    public let matches: any MatchRepository
+    /// Alerts and notifications.
+    public let alerts: any AlertRepository
     /// Request metrics rendered by `/metrics`.
     public let metrics: PrometheusCollectorRegistry
 
@@ -44,7 +48,9 @@ public struct ServerEnvironment: Sendable {
             configuration: configuration, store: store, users: SQLiteUserRepository(store: store),
             sessions: SQLiteSessionRepository(store: store), classes: SQLiteClassRepository(store: store),
             images: images, imageRecords: SQLiteImageRecordRepository(store: store, images: images),
-            chats: SQLiteChatRepository(store: store), metrics: PrometheusCollectorRegistry())
+            chats: SQLiteChatRepository(store: store), matches: SQLiteMatchRepository(store: store),
+            alerts: SQLiteAlertRepository(store: store),
+            metrics: PrometheusCollectorRegistry())
     }
 
     /// Adds seeded users and listings until the database holds `users` and `classes` of them.
@@ -121,12 +127,16 @@ func buildRouter(_ environment: ServerEnvironment, hub: ChatHub, logger: Logger)
         users: environment.users, sessions: environment.sessions, imageRecords: environment.imageRecords,
         hasher: PasswordHasher(cost: configuration.bcryptCost), tokenLifetime: configuration.tokenLifetime
     ).addRoutes(to: api)
-    ClassesController(classes: environment.classes).addRoutes(to: api)
+    let notifier = AlertNotifier(alerts: environment.alerts, hub: hub, logger: logger)
+    ClassesController(classes: environment.classes, notifier: notifier).addRoutes(to: api)
+    RecommendationsController(classes: environment.classes).addRoutes(to: api)
+    AlertsController(alerts: environment.alerts).addRoutes(to: api)
     ImagesController(
         records: environment.imageRecords, images: environment.images,
         upload: ImageUpload(limit: configuration.maxImageBytes, spoolFolder: (configuration.imagesDirectory as NSString).appendingPathComponent("tmp"))
     ).addRoutes(to: api)
     ChatController(hub: hub, logger: logger).addRoutes(to: api)
+    MatchesController(matches: environment.matches, classes: environment.classes, hub: hub, notifier: notifier).addRoutes(to: api)
 
     routes.install(router.routes.map { (path: $0.path.description, method: $0.method) })
     return router

@@ -53,10 +53,9 @@ public final class ChatHub: Service, Sendable {
         return result
     }
 
-    /// Posts a system message (matching notices) in `room` and publishes it.
-    func postSystemMessage(_ text: String, in room: ChatRoom, causedBy userId: String) async throws -> ChatMessage {
-        let outgoing = OutgoingMessage(roomId: room.id, senderId: userId, clientId: nil, kind: .system, text: text, imageId: nil)
-        return try await send(outgoing, in: room).message
+    /// Publishes a message stored elsewhere (a match step's system message) to both members of `room`.
+    func publish(_ message: ChatMessage, in room: ChatRoom) async {
+        await bus.publish(.message(message, recipients: room.memberIds))
     }
 
     /// Records a read position and tells both members.

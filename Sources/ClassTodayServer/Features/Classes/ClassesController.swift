@@ -6,6 +6,7 @@ import Hummingbird
 /// Class listings: create, read, change, close, delete; favourites; a user's listings; categories.
 struct ClassesController {
     let classes: any ClassRepository
+    let notifier: AlertNotifier
 
     /// Adds the listing routes to the `/v1` group.
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
@@ -33,6 +34,7 @@ struct ClassesController {
             capacity: 1, status: .open, imageIds: [], writerId: caller.userId, favoriteCount: 0, createdAt: now, updatedAt: now)
         draft.apply(to: &listing)
         let view = try await classes.create(listing)
+        await notifier.classOpened(view.listing)
         return EditedResponse(status: .created, headers: [.location: "/v1/classes/\(view.listing.id)"],
                               response: ClassResponse(view: view))
     }
@@ -70,7 +72,12 @@ struct ClassesController {
         guard let status = ClassStatus(rawValue: raw), status != .matched else {
             throw DomainError.invalid("status", "must be open or closed")
         }
-        return ClassResponse(view: try await classes.update(id: id, by: caller.userId) { $0.status = status })
+        let wasOpen = try await classes.view(id: id, viewerId: caller.userId)?.listing.status == .open
+        let view = try await classes.update(id: id, by: caller.userId) { $0.status = status }
+        if !wasOpen, view.listing.status == .open {
+            await notifier.classOpened(view.listing)
+        }
+        return ClassResponse(view: view)
     }
 
     @Sendable func addFavorite(_ request: Request, context: AppRequestContext) async throws -> Response {

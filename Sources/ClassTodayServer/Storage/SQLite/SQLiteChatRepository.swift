@@ -127,8 +127,8 @@ public struct SQLiteChatRepository: ChatRepository {
         }
     }
 
-    /// Stores one message inside the batch's transaction.
-    private static func append(_ outgoing: OutgoingMessage, at date: Date, _ db: Database) throws -> Result<AppendResult, DomainError> {
+    /// Stores one message inside the caller's transaction (a batch, or a match step with its system message).
+    static func append(_ outgoing: OutgoingMessage, at date: Date, _ db: Database) throws -> Result<AppendResult, DomainError> {
         guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT seller_id, buyer_id, last_seq FROM chat_rooms WHERE id = ?"),
                                          arguments: [outgoing.roomId])
         else { return .failure(.notFound("room")) }

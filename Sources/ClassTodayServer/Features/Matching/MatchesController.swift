@@ -1,0 +1,181 @@
+import ClassTodayCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The match lifecycle inside chat rooms, and reviews.
+struct MatchesController {
+    let matches: any MatchRepository
+    let classes: any ClassRepository
+    let hub: ChatHub
+    let notifier: AlertNotifier
+
+    /// Adds the matching routes to the `/v1` group.
+    func addRoutes(to group: RouterGroup<AppRequestContext>) {
+        group.post("chat/rooms/{id}/matches", use: propose)
+        for action in MatchAction.allCases {
+            group.post("matches/{id}/\(action.rawValue)") { request, context in
+                try await apply(action, request, context)
+            }
+        }
+        group.get("me/matches", use: myMatches)
+        group.post("matches/{id}/reviews", use: review)
+        group.get("users/{id}/reviews", use: reviews)
+    }
+
+    @Sendable func propose(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<MatchResponse> {
+        let caller = try context.requireCaller()
+        let body = try await request.decode(as: MatchTermsRequest.self, context: context)
+        var validator = FieldValidator()
+        let terms = body.terms(into: &validator)
+        terms.check(into: &validator)
+        try validator.throwIfInvalid()
+        let step = try await matches.propose(roomId: try context.parameters.require("id"), by: caller.userId, terms: terms, at: Date())
+        await announce(step)
+        return EditedResponse(status: .created, response: MatchResponse(match: step.match))
+    }
+
+    private func apply(_ action: MatchAction, _ request: Request, _ context: AppRequestContext) async throws -> MatchResponse {
+        let caller = try context.requireCaller()
+        let step = try await matches.apply(action, matchId: try context.parameters.require("id"), by: caller.userId, at: Date())
+        await announce(step)
+        if step.reopenedClass, let listing = try await classes.view(id: step.match.classId, viewerId: nil)?.listing {
+            await notifier.classOpened(listing)
+        }
+        return MatchResponse(match: step.match)
+    }
+
+    @Sendable func myMatches(_ request: Request, context: AppRequestContext) async throws -> PageResponse<MatchResponse> {
+        let caller = try context.requireCaller()
+        var validator = FieldValidator()
+        let role: MatchRole? = EnumField.value(request.uri.queryParameters.get("role"), "role", &validator)
+        try validator.throwIfInvalid()
+        let page = try await matches.matches(of: caller.userId, role: role, page: PageRequest(query: request.uri, ordering: "matches"))
+        return PageResponse(items: page.items.map(MatchResponse.init(match:)), nextCursor: page.nextCursor, requestURI: request.uri)
+    }
+
+    @Sendable func review(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<ReviewResponse> {
+        let caller = try context.requireCaller()
+        let body = try await request.decode(as: ReviewRequest.self, context: context)
+        var validator = FieldValidator()
+        ReviewRules.check(grade: body.grade, description: body.description, into: &validator)
+        try validator.throwIfInvalid()
+        let review = try await matches.review(matchId: try context.parameters.require("id"), by: caller.userId,
+                                              grade: body.grade ?? 0, description: body.description ?? "", at: Date())
+        return EditedResponse(status: .created, response: ReviewResponse(review: review))
+    }
+
+    @Sendable func reviews(_ request: Request, context: AppRequestContext) async throws -> PageResponse<ReviewResponse> {
+        let page = try await matches.reviews(of: try context.parameters.require("id"), page: PageRequest(query: request.uri, ordering: "reviews"))
+        return PageResponse(items: page.items.map(ReviewResponse.init(review:)), nextCursor: page.nextCursor, requestURI: request.uri)
+    }
+
+    /// Publishes the step's system message to the room and a `notification` frame to both members.
+    private func announce(_ step: MatchStep) async {
+        await hub.publish(step.message, in: step.room)
+        let notification = MatchNotification(match: step.match)
+        for userId in step.match.memberIds {
+            await hub.notify(userId: userId, json: notification.json)
+        }
+    }
+}
+
+/// The body of `POST /v1/chat/rooms/{id}/matches`: terms, each optional (absent terms come from the class).
+struct MatchTermsRequest: Decodable {
+    let days: [String]?
+    let time: String?
+    let place: String?
+    let location: ClassWriteRequest.LocationBody?
+    let price: Int?
+    let priceUnit: String?
+
+    /// The domain terms, with unknown enum values and incomplete locations recorded in `validator`.
+    func terms(into validator: inout FieldValidator) -> MatchTerms {
+        var location: GeoPoint?
+        if let body = self.location {
+            validator.require(body.lat, "location.lat")
+            validator.require(body.lon, "location.lon")
+            if let lat = body.lat, let lon = body.lon { location = GeoPoint(lat: lat, lon: lon) }
+        }
+        return MatchTerms(days: EnumField.list(days, "days", &validator), time: time, place: place, location: location,
+                          price: price, priceUnit: EnumField.value(priceUnit, "priceUnit", &validator))
+    }
+}
+
+/// The body of `POST /v1/matches/{id}/reviews`.
+struct ReviewRequest: Decodable {
+    let grade: Double?
+    let description: String?
+}
+
+/// A match as the API shows it.
+struct MatchResponse: ResponseEncodable {
+    let match: Match
+
+    private enum CodingKeys: String, CodingKey {
+        case id, roomId, classId, sellerId, buyerId, status, proposedBy, days, time, place, location, price, priceUnit, createdAt, updatedAt
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(match.id, forKey: .id)
+        try container.encode(match.roomId, forKey: .roomId)
+        try container.encode(match.classId, forKey: .classId)
+        try container.encode(match.sellerId, forKey: .sellerId)
+        try container.encode(match.buyerId, forKey: .buyerId)
+        try container.encode(match.status, forKey: .status)
+        try container.encode(match.proposedBy, forKey: .proposedBy)
+        try container.encode(match.terms.days, forKey: .days)
+        try container.encode(match.terms.time, forKey: .time)
+        try container.encode(match.terms.place, forKey: .place)
+        try container.encode(match.terms.location, forKey: .location)
+        try container.encode(match.terms.price, forKey: .price)
+        try container.encode(match.terms.priceUnit, forKey: .priceUnit)
+        try container.encode(match.createdAt, forKey: .createdAt)
+        try container.encode(match.updatedAt, forKey: .updatedAt)
+    }
+}
+
+/// A review as the API shows it.
+struct ReviewResponse: ResponseEncodable {
+    let id: String
+    let matchId: String
+    let reviewerId: String
+    let revieweeId: String
+    let grade: Double
+    let description: String
+    let createdAt: Date
+
+    init(review: Review) {
+        id = review.id
+        matchId = review.matchId
+        reviewerId = review.reviewerId
+        revieweeId = review.revieweeId
+        grade = review.grade
+        description = review.description
+        createdAt = review.createdAt
+    }
+}
+
+/// The `notification` pushed to both members when a match changes.
+struct MatchNotification: Encodable {
+    let kind = "match"
+    let matchId: String
+    let roomId: String
+    let classId: String
+    let status: MatchStatus
+    let createdAt: Date
+
+    init(match: Match) {
+        matchId = match.id
+        roomId = match.roomId
+        classId = match.classId
+        status = match.status
+        createdAt = match.updatedAt
+    }
+
+    /// The JSON text of the notification.
+    var json: String {
+        (try? APIJSONEncoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+}

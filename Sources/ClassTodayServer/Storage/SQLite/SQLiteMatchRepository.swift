@@ -1,0 +1,184 @@
+import ClassTodayCore
+import Foundation
+import GRDB
+
+/// Matches and reviews stored in the embedded SQLite database. Every step is one write transaction that also
+/// updates the class's seats and status and posts the step's system message in the room, so that two members
+/// accepting the last seat at the same moment cannot both succeed.
+public struct SQLiteMatchRepository: MatchRepository {
+    private let writer: DatabasePool
+
+    /// Creates the repository over an open store.
+    public init(store: SQLiteStore) {
+        self.writer = store.writer
+    }
+
+    public func propose(roomId: String, by userId: String, terms: MatchTerms, at date: Date) async throws -> MatchStep {
+        try await writer.write { db in
+            guard let roomRow = try Row.fetchOne(db, sql: "SELECT * FROM chat_rooms WHERE id = ?", arguments: [roomId]) else {
+                throw DomainError.notFound("room")
+            }
+            let room = SQLiteChatRepository.room(row: roomRow)
+            guard room.isMember(userId) else { throw DomainError.forbidden("only the room's members may propose a match") }
+            let listing = try Self.listing(room.classId, db)
+            try Match.checkCanPropose(listingStatus: listing.status)
+            let match = try Match.propose(id: Identifier.make(at: date), roomId: room.id, classId: room.classId, sellerId: room.sellerId,
+                                          buyerId: room.buyerId, by: userId, terms: terms.defaulted(from: listing.listing), at: date)
+            try db.execute(sql: """
+                INSERT INTO matches (id, room_id, class_id, seller_id, buyer_id, status, proposed_by, days, time, place, lat, lon,
+                    price, price_unit, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [match.id, match.roomId, match.classId, match.sellerId, match.buyerId, match.status.rawValue,
+                                 match.proposedBy, match.terms.days.map(StoredList.encode), match.terms.time, match.terms.place,
+                                 match.terms.location?.lat, match.terms.location?.lon, match.terms.price,
+                                 match.terms.priceUnit?.rawValue, date.millisecondsSince1970, date.millisecondsSince1970])
+            let message = try Self.postSystemMessage(for: match, by: userId, at: date, db)
+            return MatchStep(match: match, room: room, message: message, reopenedClass: false)
+        }
+    }
+
+    public func apply(_ action: MatchAction, matchId: String, by userId: String, at date: Date) async throws -> MatchStep {
+        try await writer.write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM matches WHERE id = ?", arguments: [matchId]) else {
+                throw DomainError.notFound("match")
+            }
+            let current = Self.match(row: row)
+            let next = try current.applying(action, by: userId, at: date)
+            let listing = try Self.listing(current.classId, db)
+            let seats = Match.seatChange(from: current.status, to: next.status)
+            if seats > 0 {
+                try Match.checkSeatAvailable(listingStatus: listing.status, seatsTaken: listing.seatsTaken, capacity: listing.capacity)
+            }
+            var reopened = false
+            if seats != 0 {
+                let seatsTaken = max(0, listing.seatsTaken + seats)
+                let status = Match.listingStatus(listing.status, seatsTaken: seatsTaken, capacity: listing.capacity)
+                reopened = listing.status == .matched && status == .open
+                try db.execute(sql: "UPDATE classes SET seats_taken = ?, status = ?, updated_at = ? WHERE id = ?",
+                               arguments: [seatsTaken, status.rawValue, date.millisecondsSince1970, current.classId])
+            }
+            try db.execute(sql: "UPDATE matches SET status = ?, updated_at = ? WHERE id = ?",
+                           arguments: [next.status.rawValue, date.millisecondsSince1970, matchId])
+            guard let roomRow = try Row.fetchOne(db, sql: "SELECT * FROM chat_rooms WHERE id = ?", arguments: [current.roomId]) else {
+                throw DomainError.notFound("room")
+            }
+            let message = try Self.postSystemMessage(for: next, by: userId, at: date, db)
+            return MatchStep(match: next, room: SQLiteChatRepository.room(row: roomRow), message: message, reopenedClass: reopened)
+        }
+    }
+
+    public func match(id: String) async throws -> Match? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM matches WHERE id = ?", arguments: [id]).map(Self.match(row:))
+        }
+    }
+
+    public func matches(of userId: String, role: MatchRole?, page: PageRequest) async throws -> Page<Match> {
+        try await writer.read { db in
+            let sources: String = switch role {
+            case .seller: "SELECT * FROM matches WHERE seller_id = :user"
+            case .buyer: "SELECT * FROM matches WHERE buyer_id = :user"
+            case nil: "SELECT * FROM matches WHERE seller_id = :user UNION ALL SELECT * FROM matches WHERE buyer_id = :user"
+            }
+            var arguments: [String: (any DatabaseValueConvertible)?] = ["user": userId, "limit": page.limit + 1]
+            var condition = ""
+            if let after = page.after, let createdAt = after.values.first?.int, let id = after.values.last?.string {
+                condition = "WHERE m.created_at < :createdAt OR (m.created_at = :createdAt AND m.id < :id)"
+                arguments["createdAt"] = createdAt
+                arguments["id"] = id
+            }
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM (\(sources)) m \(condition) ORDER BY m.created_at DESC, m.id DESC LIMIT :limit",
+                                        arguments: StatementArguments(arguments))
+            let matches = rows.prefix(page.limit).map(Self.match(row:))
+            let next = rows.count > page.limit ? matches.last.map {
+                PageCursor(ordering: "matches", values: [.int($0.createdAt.millisecondsSince1970), .string($0.id)]).encoded
+            } : nil
+            return Page(items: matches, nextCursor: next)
+        }
+    }
+
+    public func review(matchId: String, by userId: String, grade: Double, description: String, at date: Date) async throws -> Review {
+        try await writer.write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM matches WHERE id = ?", arguments: [matchId]) else {
+                throw DomainError.notFound("match")
+            }
+            let match = Self.match(row: row)
+            guard let reviewee = match.counterpart(of: userId) else { throw DomainError.forbidden("only the match's members may review it") }
+            guard match.status == .completed else { throw DomainError.conflict("a match can be reviewed once it is completed") }
+            let review = Review(id: Identifier.make(at: date), matchId: matchId, reviewerId: userId, revieweeId: reviewee,
+                                grade: grade, description: description, createdAt: date)
+            do {
+                try db.execute(sql: """
+                    INSERT INTO reviews (id, match_id, reviewer_id, reviewee_id, grade, description, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [review.id, matchId, userId, reviewee, grade, description, date.millisecondsSince1970])
+            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+                throw DomainError.conflict("you have already reviewed this match")
+            }
+            try db.execute(sql: "UPDATE users SET rating_sum = rating_sum + ?, rating_count = rating_count + 1 WHERE id = ?",
+                           arguments: [grade, reviewee])
+            return review
+        }
+    }
+
+    public func reviews(of userId: String, page: PageRequest) async throws -> Page<Review> {
+        try await writer.read { db in
+            var arguments: [String: (any DatabaseValueConvertible)?] = ["user": userId, "limit": page.limit + 1]
+            var condition = ""
+            if let after = page.after, let createdAt = after.values.first?.int, let id = after.values.last?.string {
+                condition = "AND (created_at < :createdAt OR (created_at = :createdAt AND id < :id))"
+                arguments["createdAt"] = createdAt
+                arguments["id"] = id
+            }
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT * FROM reviews WHERE reviewee_id = :user \(condition) ORDER BY created_at DESC, id DESC LIMIT :limit
+                """, arguments: StatementArguments(arguments))
+            let reviews = rows.prefix(page.limit).map { row in
+                Review(id: row["id"], matchId: row["match_id"], reviewerId: row["reviewer_id"], revieweeId: row["reviewee_id"],
+                       grade: row["grade"], description: row["description"], createdAt: Date(millisecondsSince1970: row["created_at"]))
+            }
+            let next = rows.count > page.limit ? reviews.last.map {
+                PageCursor(ordering: "reviews", values: [.int($0.createdAt.millisecondsSince1970), .string($0.id)]).encoded
+            } : nil
+            return Page(items: reviews, nextCursor: next)
+        }
+    }
+
+    /// The listing of a match with its seat count.
+    private struct SeatedListing {
+        let listing: ClassListing
+        let seatsTaken: Int
+        var status: ClassStatus { listing.status }
+        var capacity: Int { listing.capacity }
+    }
+
+    private static func listing(_ classId: String, _ db: Database) throws -> SeatedListing {
+        guard let view = try ClassViewQuery.fetchAll(db, viewerId: nil, where: "c.id = ?", arguments: [classId]).first,
+              let seats = try Int.fetchOne(db, sql: "SELECT seats_taken FROM classes WHERE id = ?", arguments: [classId])
+        else { throw DomainError.notFound("class") }
+        return SeatedListing(listing: view.listing, seatsTaken: seats)
+    }
+
+    private static func postSystemMessage(for match: Match, by userId: String, at date: Date, _ db: Database) throws -> ChatMessage {
+        let outgoing = OutgoingMessage(roomId: match.roomId, senderId: userId, clientId: nil, kind: .system,
+                                       text: Match.systemMessage(for: match.status), imageId: nil)
+        switch try SQLiteChatRepository.append(outgoing, at: date, db) {
+        case .success(let result): return result.message
+        case .failure(let error): throw error
+        }
+    }
+
+    static func match(row: Row) -> Match {
+        let lat: Double? = row["lat"]
+        let lon: Double? = row["lon"]
+        let days: String? = row["days"]
+        let priceUnit: String? = row["price_unit"]
+        return Match(
+            id: row["id"], roomId: row["room_id"], classId: row["class_id"], sellerId: row["seller_id"], buyerId: row["buyer_id"],
+            status: MatchStatus(rawValue: row["status"]) ?? .cancelled, proposedBy: row["proposed_by"],
+            terms: MatchTerms(days: days.map { StoredList.decode($0) }, time: row["time"], place: row["place"],
+                              location: lat.flatMap { lat in lon.map { GeoPoint(lat: lat, lon: $0) } },
+                              price: row["price"], priceUnit: priceUnit.flatMap(PriceUnit.init(rawValue:))),
+            createdAt: Date(millisecondsSince1970: row["created_at"]), updatedAt: Date(millisecondsSince1970: row["updated_at"]))
+    }
+}

@@ -1,0 +1,241 @@
+import ClassTodayCore
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Logging
+import Testing
+@testable import ClassTodayServer
+
+@Suite("Matching over HTTP")
+struct MatchingTests {
+    /// A seller's class (capacity `capacity`) and `buyers` buyers, each with a room.
+    struct Setup {
+        let seller: (token: String, id: String)
+        let buyers: [(token: String, id: String, roomId: String)]
+        let classId: String
+    }
+
+    static func setUp(_ client: any TestClientProtocol, capacity: Int = 1, buyers count: Int = 1) async throws -> Setup {
+        let seller = try await client.signup(nickname: "선생님")
+        let classId = try #require(try await client.createClass(token: seller.token, ["capacity": capacity])["id"] as? String)
+        var buyers: [(String, String, String)] = []
+        for _ in 0..<count {
+            let buyer = try await client.signup(nickname: "학생")
+            let room = try await client.send(.post, "/v1/chat/rooms", json: ["classId": classId], token: buyer.token)
+            buyers.append((buyer.token, buyer.id, try #require(try room.jsonObject()["id"] as? String)))
+        }
+        return Setup(seller: seller, buyers: buyers, classId: classId)
+    }
+
+    static func propose(_ client: any TestClientProtocol, roomId: String, token: String, _ terms: [String: Any] = [:]) async throws -> String {
+        let response = try await client.send(.post, "/v1/chat/rooms/\(roomId)/matches", json: terms, token: token)
+        #expect(response.status == .created)
+        return try #require(try response.jsonObject()["id"] as? String)
+    }
+
+    @Test("propose → accept → complete, with terms from the class and a system message at each step")
+    func lifecycle() async throws {
+        try await TestServer.withRouter { client in
+            let setup = try await Self.setUp(client)
+            let buyer = setup.buyers[0]
+            let proposed = try await client.send(.post, "/v1/chat/rooms/\(buyer.roomId)/matches", json: ["price": 18000], token: buyer.token)
+            #expect(proposed.status == .created)
+            let match = try proposed.jsonObject()
+            let id = try #require(match["id"] as? String)
+            #expect(match["status"] as? String == "proposed")
+            #expect(match["proposedBy"] as? String == buyer.id)
+            #expect(match["sellerId"] as? String == setup.seller.id)
+            #expect(match["price"] as? Int == 18000)
+            #expect(match["time"] as? String == "10:00-12:00", "absent terms come from the class")
+
+            let accepted = try await client.send(.post, "/v1/matches/\(id)/accept", token: setup.seller.token)
+            #expect(try accepted.jsonObject()["status"] as? String == "accepted")
+            let listing = try await client.send(.get, "/v1/classes/\(setup.classId)").jsonObject()
+            #expect(listing["status"] as? String == "matched", "capacity 1 is full")
+            #expect(try await client.send(.post, "/v1/matches/\(id)/complete", token: buyer.token).jsonObject()["status"] as? String == "completed")
+
+            let history = try await client.send(.get, "/v1/chat/rooms/\(buyer.roomId)/messages", token: buyer.token).jsonObject()
+            let messages = try #require(history["items"] as? [[String: Any]])
+            #expect(messages.map { $0["kind"] as? String } == ["system", "system", "system"])
+            #expect(messages.last?["text"] as? String == "매칭을 제안했어요")
+
+            let mine = try await client.send(.get, "/v1/me/matches?role=buyer", token: buyer.token).jsonObject()
+            #expect((mine["items"] as? [[String: Any]])?.count == 1)
+            let asSeller = try await client.send(.get, "/v1/me/matches?role=seller", token: buyer.token).jsonObject()
+            #expect((asSeller["items"] as? [[String: Any]])?.count == 0)
+            #expect(try await client.send(.get, "/v1/me/matches?role=teacher", token: buyer.token).problemFields() == ["role"])
+        }
+    }
+
+    @Test("illegal transitions are 409, outsiders 403, missing matches 404")
+    func illegalTransitions() async throws {
+        try await TestServer.withRouter { client in
+            let setup = try await Self.setUp(client)
+            let buyer = setup.buyers[0]
+            let outsider = try await client.signup()
+            let id = try await Self.propose(client, roomId: buyer.roomId, token: buyer.token)
+            #expect(try await client.send(.post, "/v1/matches/\(id)/accept", token: buyer.token).status == .conflict, "the proposer cannot accept")
+            #expect(try await client.send(.post, "/v1/matches/\(id)/complete", token: setup.seller.token).status == .conflict, "not accepted yet")
+            #expect(try await client.send(.post, "/v1/matches/\(id)/accept", token: outsider.token).status == .forbidden)
+            #expect(try await client.send(.post, "/v1/matches/01ZZZZZZZZZZZZZZZZZZZZZZZZ/accept", token: buyer.token).status == .notFound)
+            #expect(try await client.send(.post, "/v1/chat/rooms/\(buyer.roomId)/matches", json: [:], token: outsider.token).status == .forbidden)
+            #expect(try await client.send(.post, "/v1/matches/\(id)/decline", token: setup.seller.token).jsonObject()["status"] as? String == "declined")
+            for action in ["accept", "decline", "cancel", "complete"] {
+                #expect(try await client.send(.post, "/v1/matches/\(id)/\(action)", token: setup.seller.token).status == .conflict, "\(action) after decline")
+            }
+            let invalid = try await client.send(.post, "/v1/chat/rooms/\(buyer.roomId)/matches", json: ["price": -5, "time": "later"], token: buyer.token)
+            #expect(try invalid.problemFields().sorted() == ["price", "time"])
+        }
+    }
+
+    @Test("seats: the class is matched at capacity, a cancel reopens it, a full class refuses proposals")
+    func seats() async throws {
+        try await TestServer.withRouter { client in
+            let setup = try await Self.setUp(client, capacity: 2, buyers: 3)
+            var ids: [String] = []
+            for buyer in setup.buyers {
+                ids.append(try await Self.propose(client, roomId: buyer.roomId, token: buyer.token))
+            }
+            #expect(try await client.send(.post, "/v1/matches/\(ids[0])/accept", token: setup.seller.token).status == .ok)
+            #expect(try await client.send(.get, "/v1/classes/\(setup.classId)").jsonObject()["status"] as? String == "open")
+            #expect(try await client.send(.post, "/v1/matches/\(ids[1])/accept", token: setup.seller.token).status == .ok)
+            #expect(try await client.send(.get, "/v1/classes/\(setup.classId)").jsonObject()["status"] as? String == "matched")
+            #expect(try await client.send(.post, "/v1/matches/\(ids[2])/accept", token: setup.seller.token).status == .conflict, "no seat left")
+            #expect(try await client.send(.post, "/v1/chat/rooms/\(setup.buyers[2].roomId)/matches", json: [:], token: setup.buyers[2].token).status == .conflict)
+            // The default search shows open classes only.
+            let openClasses = try await client.send(.get, "/v1/classes").jsonObject()["items"] as? [[String: Any]]
+            #expect(openClasses?.isEmpty == true)
+            #expect(try await client.send(.post, "/v1/matches/\(ids[0])/cancel", token: setup.buyers[0].token).status == .ok)
+            #expect(try await client.send(.get, "/v1/classes/\(setup.classId)").jsonObject()["status"] as? String == "open")
+            #expect(try await client.send(.post, "/v1/matches/\(ids[2])/accept", token: setup.seller.token).status == .ok)
+        }
+    }
+
+    @Test("two members accepting the last seat at the same moment: exactly one succeeds")
+    func lastSeatRace() async throws {
+        try await TestServer.withRouter { client in
+            for _ in 0..<5 {
+                let setup = try await Self.setUp(client, capacity: 1, buyers: 2)
+                // The seller proposes to each buyer; both buyers accept at the same moment.
+                var ids: [String] = []
+                for buyer in setup.buyers {
+                    ids.append(try await Self.propose(client, roomId: buyer.roomId, token: setup.seller.token))
+                }
+                let (firstId, secondId) = (ids[0], ids[1])
+                async let first = client.send(.post, "/v1/matches/\(firstId)/accept", token: setup.buyers[0].token)
+                async let second = client.send(.post, "/v1/matches/\(secondId)/accept", token: setup.buyers[1].token)
+                let statuses = [try await first.status, try await second.status]
+                #expect(statuses.filter { $0 == .ok }.count == 1, "\(statuses)")
+                #expect(statuses.filter { $0 == .conflict }.count == 1, "\(statuses)")
+            }
+        }
+    }
+
+    @Test("reviews: only after completion, once per member, by members, with a valid grade; ratings update")
+    func reviews() async throws {
+        try await TestServer.withRouter { client in
+            let setup = try await Self.setUp(client)
+            let buyer = setup.buyers[0]
+            let outsider = try await client.signup()
+            let id = try await Self.propose(client, roomId: buyer.roomId, token: buyer.token)
+            #expect(try await client.send(.post, "/v1/matches/\(id)/reviews", json: ["grade": 5], token: buyer.token).status == .conflict, "not completed")
+            _ = try await client.send(.post, "/v1/matches/\(id)/accept", token: setup.seller.token)
+            _ = try await client.send(.post, "/v1/matches/\(id)/complete", token: setup.seller.token)
+            for grade in [0.0, 0.3, 5.5, 4.25] {
+                let response = try await client.send(.post, "/v1/matches/\(id)/reviews", json: ["grade": grade], token: buyer.token)
+                #expect(try response.problemFields() == ["grade"], "\(grade)")
+            }
+            let long = try await client.send(.post, "/v1/matches/\(id)/reviews", json: ["grade": 4, "description": String(repeating: "a", count: 1001)], token: buyer.token)
+            #expect(try long.problemFields() == ["description"])
+            #expect(try await client.send(.post, "/v1/matches/\(id)/reviews", json: ["grade": 4.5], token: outsider.token).status == .forbidden)
+            let created = try await client.send(.post, "/v1/matches/\(id)/reviews", json: ["grade": 4.5, "description": "친절해요"], token: buyer.token)
+            #expect(created.status == .created)
+            #expect(try await client.send(.post, "/v1/matches/\(id)/reviews", json: ["grade": 1], token: buyer.token).status == .conflict, "once")
+            #expect(try await client.send(.post, "/v1/matches/\(id)/reviews", json: ["grade": 3.5], token: setup.seller.token).status == .created)
+
+            let profile = try await client.send(.get, "/v1/users/\(setup.seller.id)").jsonObject()
+            let rating = try #require(profile["rating"] as? [String: Any])
+            #expect(rating["average"] as? Double == 4.5 && rating["count"] as? Int == 1)
+            let writer = try await client.send(.get, "/v1/classes/\(setup.classId)").jsonObject()["writer"] as? [String: Any]
+            #expect((writer?["rating"] as? [String: Any])?["count"] as? Int == 1)
+            let list = try await client.send(.get, "/v1/users/\(setup.seller.id)/reviews").jsonObject()
+            #expect((list["items"] as? [[String: Any]])?.first?["description"] as? String == "친절해요")
+        }
+    }
+
+    @Test("recommendations: opposite type, nearby, ranked, with reasons in range, never the caller's own")
+    func recommendations() async throws {
+        try await TestServer.withRouter { client in
+            let (student, _) = try await client.signup()
+            let (teacher, _) = try await client.signup()
+            let (other, _) = try await client.signup()
+            let here = ["lat": 37.4842, "lon": 126.9297]
+            let wanted = try #require(try await client.createClass(token: student, [
+                "type": "buy", "name": "수학 과외 구해요", "subjects": ["math"], "targets": ["junior"], "days": ["mon"], "price": 30000,
+                "location": here])["id"] as? String)
+            _ = try await client.createClass(token: teacher, ["name": "good", "subjects": ["math"], "targets": ["junior"], "days": ["mon"],
+                                                              "price": 25000, "location": ["lat": 37.4850, "lon": 126.9300]])
+            _ = try await client.createClass(token: other, ["name": "far", "subjects": ["hobby"], "targets": ["senior"], "days": ["sun"],
+                                                            "price": 90000, "location": ["lat": 37.52, "lon": 126.95]])
+            _ = try await client.createClass(token: other, ["name": "too far", "subjects": ["math"], "location": ["lat": 38.5, "lon": 127.5]])
+            _ = try await client.createClass(token: student, ["name": "own sell class", "subjects": ["math"], "location": here])
+            _ = try await client.createClass(token: other, ["type": "buy", "name": "same type", "subjects": ["math"], "location": here])
+            let response = try await client.send(.get, "/v1/classes/\(wanted)/recommendations?radius=10000", token: student)
+            #expect(response.status == .ok)
+            let items = try #require(try response.jsonObject()["items"] as? [[String: Any]])
+            #expect(items.compactMap { ($0["class"] as? [String: Any])?["name"] as? String } == ["good", "far"])
+            let scores = items.compactMap { $0["score"] as? Double }
+            #expect(scores.count == 2 && scores[0] > scores[1] && scores.allSatisfy { (0...1).contains($0) })
+            for item in items {
+                let reasons = try #require(item["reasons"] as? [String: Double])
+                #expect(Set(reasons.keys) == ["subjects", "targets", "days", "distance", "price", "rating"])
+                #expect(reasons.values.allSatisfy { (0...1).contains($0) })
+            }
+            #expect(try await client.send(.get, "/v1/classes/\(wanted)/recommendations?radius=0").problemFields() == ["radius"])
+        }
+    }
+
+    @Test("alerts: a matching class notifies the alert owner (stored and pushed), never for the owner's own class")
+    func alerts() async throws {
+        let configuration = TestServer.configuration()
+        defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
+        let app = try await buildApplication(configuration, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        try await app.test(.live) { client in
+            let (watcher, _) = try await client.signup()
+            let (teacher, _) = try await client.signup()
+            let invalid = try await client.send(.post, "/v1/alerts", json: ["lat": 91, "lon": 0, "radius": 60000, "q": "!!"], token: watcher)
+            #expect(try invalid.problemFields().sorted() == ["lat", "q", "radius"])
+            let alert = try await client.send(.post, "/v1/alerts", json: [
+                "lat": 37.4842, "lon": 126.9297, "radius": 2000, "q": "수학", "subjects": ["math"], "maxPrice": 40000,
+            ], token: watcher)
+            #expect(alert.status == .created)
+            let alertId = try #require(try alert.jsonObject()["id"] as? String)
+            let socket = try await TestSocket.connect(port: try #require(client.port), token: watcher)
+
+            let hit = try #require(try await client.createClass(token: teacher, [
+                "name": "중학 수학 과외", "subjects": ["math"], "price": 30000, "location": ["lat": 37.4850, "lon": 126.9300]])["id"] as? String)
+            _ = try await client.createClass(token: teacher, ["name": "중학 수학 과외", "subjects": ["math"], "price": 50000,
+                                                              "location": ["lat": 37.4850, "lon": 126.9300]])
+            _ = try await client.createClass(token: teacher, ["name": "요가", "subjects": ["hobby"], "location": ["lat": 37.4850, "lon": 126.9300]])
+            _ = try await client.createClass(token: teacher, ["name": "수학", "subjects": ["math"], "price": 1, "location": ["lat": 37.6, "lon": 127.1]])
+            _ = try await client.createClass(token: watcher, ["name": "수학 내 수업", "subjects": ["math"], "price": 1, "location": ["lat": 37.4850, "lon": 126.9300]])
+
+            let pushed = try await socket.next(type: "notification")
+            let notification = try #require(pushed["notification"] as? [String: Any])
+            #expect(notification["classId"] as? String == hit && notification["alertId"] as? String == alertId)
+            #expect(notification["kind"] as? String == "alert")
+            #expect(await socket.drain().filter { $0["type"] as? String == "notification" }.isEmpty, "exactly one")
+            let stored = try await client.send(.get, "/v1/me/notifications", token: watcher).jsonObject()
+            let items = try #require(stored["items"] as? [[String: Any]])
+            #expect(items.count == 1 && items.first?["read"] as? Bool == false)
+            let id = try #require(items.first?["id"] as? String)
+            #expect(try await client.send(.post, "/v1/me/notifications/read", json: ["ids": [id]], token: watcher).status == .noContent)
+            let after = try await client.send(.get, "/v1/me/notifications", token: watcher).jsonObject()
+            #expect((after["items"] as? [[String: Any]])?.first?["read"] as? Bool == true)
+
+            #expect(try await client.send(.delete, "/v1/alerts/\(alertId)", token: teacher).status == .forbidden)
+            #expect(try await client.send(.delete, "/v1/alerts/\(alertId)", token: watcher).status == .noContent)
+            await socket.close()
+        }
+    }
+}
