@@ -6,7 +6,7 @@ import Logging
 /// `classtoday bench`: performance benchmarks, run against a release build.
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench", abstract: "Run a benchmark and print its report.", subcommands: [SearchBench.self, ChatBench.self])
+        commandName: "bench", abstract: "Run a benchmark and print its report.", subcommands: [SearchBench.self, ChatBench.self, AlertsBench.self])
 
     /// `classtoday bench search`.
     struct SearchBench: AsyncParsableCommand {
@@ -90,6 +90,35 @@ struct BenchCommand: AsyncParsableCommand {
             var logger = Logger(label: "classtoday.bench.chat")
             logger.logLevel = .warning
             for line in try await ChatBenchmark(options: options, logger: logger).run() {
+                Console.line(line)
+            }
+        }
+    }
+
+    /// `classtoday bench alerts`.
+    struct AlertsBench: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "alerts",
+            abstract: "Time class creation with and without matching against many alerts; check the notifications by brute force.")
+
+        @Option(help: "Alerts stored before classes are created.")
+        var alerts = 100_000
+
+        @Option(help: "Classes created.")
+        var classes = 10_000
+
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            let configuration = try await options.resolve()
+            var logger = Logger(label: "classtoday.bench.alerts")
+            logger.logLevel = configuration.logLevel
+            var benchOptions = AlertBenchmark.Options()
+            benchOptions.alerts = alerts
+            benchOptions.classes = classes
+            let benchmark = try await AlertBenchmark.prepare(benchOptions, configuration: configuration, logger: logger)
+            let bar = Console.ProgressBar("running")
+            for line in try await benchmark.run(progress: { bar.update($0, of: $1) }) {
                 Console.line(line)
             }
         }

@@ -46,8 +46,7 @@ struct AlertPropertyTests {
                 keywordLocation: nil, price: [nil, 20_000, 50_000].randomElement(using: &random)!, priceUnit: .perHour,
                 subjects: [[.math], [.hobby], []].randomElement(using: &random)!, targets: [], capacity: 1, status: .open, imageIds: [],
                 writerId: users.randomElement(using: &random)!, favoriteCount: 0, createdAt: now, updatedAt: now)
-            _ = try await environment.classes.create(listing)
-            let fired = Set(try await environment.alerts.notify(about: listing, at: now).map(\.alertId))
+            let fired = Set(try await environment.classes.create(listing).notifications.map(\.alertId))
             let expected = Set(alerts.filter { $0.userId != listing.writerId && $0.matches(listing) }.map(\.id))
             #expect(fired == expected, "class \(index): missing \(expected.subtracting(fired).count), extra \(fired.subtracting(expected).count)")
             #expect(!alerts.filter { fired.contains($0.id) }.contains { $0.userId == listing.writerId }, "never the writer's own alert")

@@ -33,8 +33,9 @@ struct ClassesController {
             place: nil, location: nil, keywordLocation: nil, price: nil, priceUnit: .perHour, subjects: [], targets: [],
             capacity: 1, status: .open, imageIds: [], writerId: caller.userId, favoriteCount: 0, createdAt: now, updatedAt: now)
         draft.apply(to: &listing)
-        let view = try await classes.create(listing)
-        await notifier.classOpened(view.listing)
+        let created = try await classes.create(listing)
+        await notifier.push(created.notifications)
+        let view = created.view
         return EditedResponse(status: .created, headers: [.location: "/v1/classes/\(view.listing.id)"],
                               response: ClassResponse(view: view))
     }
@@ -75,7 +76,7 @@ struct ClassesController {
         let wasOpen = try await classes.view(id: id, viewerId: caller.userId)?.listing.status == .open
         let view = try await classes.update(id: id, by: caller.userId) { $0.status = status }
         if !wasOpen, view.listing.status == .open {
-            await notifier.classOpened(view.listing)
+            await notifier.classReopened(view.listing)
         }
         return ClassResponse(view: view)
     }

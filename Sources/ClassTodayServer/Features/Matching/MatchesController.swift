@@ -40,7 +40,7 @@ struct MatchesController {
         let step = try await matches.apply(action, matchId: try context.parameters.require("id"), by: caller.userId, at: Date())
         await announce(step)
         if step.reopenedClass, let listing = try await classes.view(id: step.match.classId, viewerId: nil)?.listing {
-            await notifier.classOpened(listing)
+            await notifier.classReopened(listing)
         }
         return MatchResponse(match: step.match)
     }

@@ -56,25 +56,29 @@ public struct SQLiteAlertRepository: AlertRepository {
     }
 
     public func notify(about listing: ClassListing, at date: Date) async throws -> [AlertNotification] {
+        guard listing.location != nil, listing.status == .open else { return [] }
+        return try await writer.write { db in try Self.notify(about: listing, at: date, db) }
+    }
+
+    /// Records the notifications of `listing` inside the caller's transaction (class creation, reopening).
+    static func notify(about listing: ClassListing, at date: Date, _ db: Database) throws -> [AlertNotification] {
         guard let location = listing.location, listing.status == .open else { return [] }
-        return try await writer.write { db in
-            let candidates = try Row.fetchAll(db, sql: """
-                SELECT a.* FROM alerts a
-                WHERE a.id IN (SELECT alert_id FROM alert_cells WHERE cell IN (SELECT value FROM json_each(?)))
-                  AND a.user_id != ?
-                """, arguments: [StoredList.encodeStrings(AlertCells.lookupKeys(for: location)), listing.writerId]).map(Self.alert(row:))
-            var created: [AlertNotification] = []
-            let insert = try db.cachedStatement(sql: """
-                INSERT INTO notifications (id, user_id, kind, alert_id, class_id, created_at) VALUES (?, ?, 'alert', ?, ?, ?)
-                """)
-            for alert in candidates where alert.matches(listing) {
-                let notification = AlertNotification(id: Identifier.make(at: date), userId: alert.userId, alertId: alert.id,
-                                                     classId: listing.id, createdAt: date, read: false)
-                try insert.execute(arguments: [notification.id, notification.userId, alert.id, listing.id, date.millisecondsSince1970])
-                created.append(notification)
-            }
-            return created
+        let candidates = try Row.fetchAll(db, sql: """
+            SELECT a.* FROM alerts a
+            WHERE a.id IN (SELECT alert_id FROM alert_cells WHERE cell IN (SELECT value FROM json_each(?)))
+              AND a.user_id != ?
+            """, arguments: [StoredList.encodeStrings(AlertCells.lookupKeys(for: location)), listing.writerId]).map(alert(row:))
+        var created: [AlertNotification] = []
+        let insert = try db.cachedStatement(sql: """
+            INSERT INTO notifications (id, user_id, kind, alert_id, class_id, created_at) VALUES (?, ?, 'alert', ?, ?, ?)
+            """)
+        for alert in candidates where alert.matches(listing) {
+            let notification = AlertNotification(id: Identifier.make(at: date), userId: alert.userId, alertId: alert.id,
+                                                 classId: listing.id, createdAt: date, read: false)
+            try insert.execute(arguments: [notification.id, notification.userId, alert.id, listing.id, date.millisecondsSince1970])
+            created.append(notification)
         }
+        return created
     }
 
     public func notifications(of userId: String, page: PageRequest) async throws -> Page<AlertNotification> {

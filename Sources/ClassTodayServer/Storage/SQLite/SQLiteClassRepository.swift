@@ -11,12 +11,13 @@ public struct SQLiteClassRepository: ClassRepository {
         self.writer = store.writer
     }
 
-    public func create(_ listing: ClassListing) async throws -> ClassView {
+    public func create(_ listing: ClassListing) async throws -> CreatedClass {
         try await writer.write { db in
             try Self.checkImages(listing.imageIds, ownedBy: listing.writerId, db)
             try Self.insertRow(listing, db)
             try Self.replaceImages(of: listing.id, with: listing.imageIds, db)
-            return try Self.fetchView(id: listing.id, viewerId: listing.writerId, db)
+            let notifications = try SQLiteAlertRepository.notify(about: listing, at: listing.createdAt, db)
+            return CreatedClass(view: try Self.fetchView(id: listing.id, viewerId: listing.writerId, db), notifications: notifications)
         }
     }
 

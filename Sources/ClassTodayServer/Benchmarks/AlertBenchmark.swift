@@ -1,0 +1,102 @@
+import ClassTodayCore
+import Foundation
+import GRDB
+import Logging
+
+/// `classtoday bench alerts`: creates classes against a database holding many alerts, timing each creation with
+/// and without alert matching (interleaved, same data), and checks the notifications produced against a brute
+/// force over every alert.
+public struct AlertBenchmark: Sendable {
+    /// What to run.
+    public struct Options: Sendable {
+        /// Alerts stored before classes are created.
+        public var alerts = 100_000
+        /// Classes created (half timed without matching, half with).
+        public var classes = 10_000
+        /// The random seed.
+        public var seed: UInt64 = 2026
+
+        /// The defaults: 100,000 alerts, 10,000 classes.
+        public init() {}
+    }
+
+    let options: Options
+    let store: SQLiteStore
+    let logger: Logger
+
+    /// Creates a fresh database `bench-alerts.sqlite` in `configuration`'s data folder.
+    public static func prepare(_ options: Options, configuration: AppConfiguration, logger: Logger) async throws -> AlertBenchmark {
+        let path = (configuration.dataDirectory as NSString).appendingPathComponent("bench-alerts.sqlite")
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        let store = try SQLiteStore.open(path: path, durableCommits: configuration.durableCommits)
+        try await store.migrate(try Migration.load(from: (configuration.migrationsDirectory as NSString).appendingPathComponent("sqlite")), logger: logger)
+        return AlertBenchmark(options: options, store: store, logger: logger)
+    }
+
+    /// Runs the benchmark and returns the report's lines: half the classes are created before any alert exists,
+    /// the other half once every alert is stored, through the same repository call.
+    public func run(progress: @escaping @Sendable (Int, Int) -> Void) async throws -> [String] {
+        var data = SyntheticData(seed: options.seed)
+        let users = SQLiteUserRepository(store: store)
+        var userIds: [String] = []
+        for index in 0..<1000 {
+            let user = data.user(index: index)
+            userIds.append(try await users.create(NewUser(email: user.email, passwordHash: "x", nickname: user.nickname), at: Date()).id)
+        }
+        let total = options.alerts + options.classes
+        let classes = SQLiteClassRepository(store: store)
+        func createClasses(_ count: Int, offset: Int) async throws -> (LatencySample, [ClassListing], Int) {
+            var sample = LatencySample()
+            var listings: [ClassListing] = []
+            var notifications = 0
+            for index in 0..<count {
+                let writer = data.writerIndex(among: userIds.count)
+                var listing = ClassListing(
+                    id: Identifier.make(at: Date(), using: &data), type: .sell, name: "", description: "", days: [], time: nil,
+                    place: nil, location: nil, keywordLocation: nil, price: nil, priceUnit: .perHour, subjects: [], targets: [],
+                    capacity: 1, status: .open, imageIds: [], writerId: userIds[writer], favoriteCount: 0, createdAt: Date(), updatedAt: Date())
+                data.classDraft().apply(to: &listing)
+                let begin = ContinuousClock.now
+                notifications += try await classes.create(listing).notifications.count
+                sample.record(ContinuousClock.now - begin)
+                listings.append(listing)
+                if index % 500 == 0 { progress(offset + index, total) }
+            }
+            return (sample, listings, notifications)
+        }
+
+        let (withoutAlerts, _, _) = try await createClasses(options.classes / 2, offset: 0)
+
+        let alertRepository = SQLiteAlertRepository(store: store)
+        let queries: [String?] = [nil, nil, nil, "수학", "영어", "요가", "코딩", "피아노"]
+        var alerts: [Alert] = []
+        alerts.reserveCapacity(options.alerts)
+        let start = ContinuousClock.now
+        for index in 0..<options.alerts {
+            let radius = [500.0, 1_000, 2_000, 3_000, 5_000, 10_000][Int(data.next() % 6)]
+            let subjects: [Subject]? = data.next() % 3 == 0 ? [Subject.allCases[Int(data.next() % UInt64(Subject.allCases.count))]] : nil
+            let alert = Alert(id: Identifier.make(at: Date(), using: &data), userId: userIds[Int(data.next() % UInt64(userIds.count))],
+                              center: data.location().point, radius: radius, query: queries[Int(data.next() % UInt64(queries.count))],
+                              subjects: subjects, maxPrice: data.next() % 4 == 0 ? 50_000 : nil, createdAt: Date())
+            try await alertRepository.create(alert)
+            alerts.append(alert)
+            if index % 5000 == 0 { progress(options.classes / 2 + index, total) }
+        }
+        let storing = ContinuousClock.now - start
+        let cellRows = try await store.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM alert_cells") ?? 0 }
+
+        let (withAlerts, listings, produced) = try await createClasses(options.classes - options.classes / 2, offset: options.classes / 2 + options.alerts)
+        progress(total, total)
+        let expected = listings.reduce(0) { count, listing in
+            count + alerts.lazy.filter { $0.userId != listing.writerId && $0.matches(listing) }.count
+        }
+        func ms(_ value: Double) -> String { String(format: "%.3f", value) }
+        return [
+            "alert benchmark: \(options.alerts) alerts (\(cellRows) cell rows, stored in \(storing)), \(options.classes) classes created",
+            "create with no alerts stored:          p50 \(ms(withoutAlerts.median)) ms, p99 \(ms(withoutAlerts.p99)) ms (\(options.classes / 2) classes)",
+            "create with \(options.alerts) alerts stored:   p50 \(ms(withAlerts.median)) ms, p99 \(ms(withAlerts.p99)) ms (\(listings.count) classes, matching included)",
+            "added by alert matching at the median: \(ms(withAlerts.median - withoutAlerts.median)) ms",
+            "notifications produced \(produced), brute-force count \(expected): \(produced == expected ? "equal" : "DIFFERENT")",
+        ]
+    }
+}
