@@ -1,25 +1,7 @@
 import Foundation
+import ClassTodayTestSupport
 @testable import ClassTodayCore
 
-/// A small seeded generator (SplitMix64) so that property tests are deterministic.
-struct GeoTestRandom: RandomNumberGenerator {
-    /// The generator state.
-    private var state: UInt64
-
-    /// A generator that always produces the same sequence for the same `seed`.
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    /// The next 64 random bits.
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Shared helpers for the geo tests.
 enum GeoTestSampling {
@@ -46,7 +28,7 @@ enum GeoTestSampling {
 
     /// A random search center: mostly mid-latitudes, a share within a degree of the antimeridian and a
     /// share within 100 km of a pole.
-    static func randomCenter(using random: inout GeoTestRandom) -> GeoPoint {
+    static func randomCenter(using random: inout SeededRandom) -> GeoPoint {
         switch Int.random(in: 0..<10, using: &random) {
         case 0, 1:
             return GeoPoint(lat: Double.random(in: -80...80, using: &random),
@@ -62,12 +44,12 @@ enum GeoTestSampling {
     }
 
     /// A radius from 1 m to 50 km, uniform in its logarithm.
-    static func randomRadius(using random: inout GeoTestRandom) -> Double {
+    static func randomRadius(using random: inout SeededRandom) -> Double {
         exp(Double.random(in: log(1.0)...log(50_000.0), using: &random))
     }
 
     /// A random point near a circle: inside, close to its edge or somewhat outside.
-    static func randomPoint(near center: GeoPoint, radiusMeters: Double, using random: inout GeoTestRandom) -> GeoPoint {
+    static func randomPoint(near center: GeoPoint, radiusMeters: Double, using random: inout SeededRandom) -> GeoPoint {
         let fraction: Double
         switch Int.random(in: 0..<10, using: &random) {
         case 0...4: fraction = Double.random(in: 0...1, using: &random).squareRoot()

@@ -1,4 +1,5 @@
 import Foundation
+import ClassTodayTestSupport
 import Testing
 @testable import ClassTodayCore
 
@@ -8,7 +9,7 @@ struct GeohashCoverTests {
     /// Checks that circle covers hold every point within the radius (brute force).
     @Test("circle covers hold every point within the radius (brute force)")
     func circleProperty() {
-        var random = GeoTestRandom(seed: 2024)
+        var random = SeededRandom(seed: 2024)
         var pointsInside = 0
         for _ in 0..<1_500 {
             let center = GeoTestSampling.randomCenter(using: &random)
@@ -37,7 +38,7 @@ struct GeohashCoverTests {
     /// Checks that box covers hold every point of the box, including antimeridian-crossing boxes.
     @Test("box covers hold every point of the box, including antimeridian-crossing boxes")
     func boxProperty() {
-        var random = GeoTestRandom(seed: 77)
+        var random = SeededRandom(seed: 77)
         var pointsInside = 0
         for index in 0..<1_000 {
             let height = exp(Double.random(in: log(1e-5)...log(40.0), using: &random))
@@ -150,7 +151,7 @@ struct GeohashCoverTests {
     /// Checks that minimumDistance is an exact lower bound (boundary brute force).
     @Test("minimumDistance is an exact lower bound (boundary brute force)")
     func minimumDistanceProperty() {
-        var random = GeoTestRandom(seed: 5)
+        var random = SeededRandom(seed: 5)
         for index in 0..<400 {
             let height = exp(Double.random(in: log(1e-4)...log(60.0), using: &random))
             let width = exp(Double.random(in: log(1e-4)...log(200.0), using: &random))

@@ -1,4 +1,5 @@
 import Foundation
+import ClassTodayTestSupport
 import Testing
 @testable import ClassTodayCore
 
@@ -48,7 +49,7 @@ struct GeohashTests {
     /// Checks that encoding matches the reference algorithm and is prefix-consistent.
     @Test("encoding matches the reference algorithm and is prefix-consistent")
     func matchesReference() {
-        var random = GeoTestRandom(seed: 11)
+        var random = SeededRandom(seed: 11)
         for _ in 0..<500 {
             let point = GeoPoint(lat: Double.random(in: -90...90, using: &random),
                                  lon: Double.random(in: -180...180, using: &random))
@@ -67,7 +68,7 @@ struct GeohashTests {
         #expect(cell.contains(GeoPoint(lat: 57.64911, lon: 10.40744)))
         #expect(abs(cell.center.lat - 57.64911) < 1e-5 && abs(cell.center.lon - 10.40744) < 1e-5)
 
-        var random = GeoTestRandom(seed: 12)
+        var random = SeededRandom(seed: 12)
         let alphabet = Array(Geohash.alphabet)
         for _ in 0..<500 {
             let length = Int.random(in: 1...12, using: &random)
@@ -112,7 +113,7 @@ struct GeohashTests {
     /// Checks that neighbours share exact edges.
     @Test("neighbours share exact edges")
     func neighboursShareEdges() throws {
-        var random = GeoTestRandom(seed: 13)
+        var random = SeededRandom(seed: 13)
         for _ in 0..<300 {
             let point = GeoPoint(lat: Double.random(in: -89...89, using: &random),
                                  lon: Double.random(in: -180..<180, using: &random))

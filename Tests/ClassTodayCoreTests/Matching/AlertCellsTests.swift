@@ -1,4 +1,5 @@
 import Foundation
+import ClassTodayTestSupport
 import Testing
 @testable import ClassTodayCore
 
@@ -7,7 +8,7 @@ import Testing
 struct AlertCellsTests {
     /// A random alert centre: mostly mid-latitudes, a share within a degree of the antimeridian (some exactly
     /// on it), a share within 100 km of a pole (some exactly on it).
-    static func randomCenter(using random: inout MatchingTestSupport.Random) -> GeoPoint {
+    static func randomCenter(using random: inout SeededRandom) -> GeoPoint {
         switch Int.random(in: 0..<20, using: &random) {
         case 0...3:
             return GeoPoint(lat: Double.random(in: -80...80, using: &random),
@@ -29,7 +30,7 @@ struct AlertCellsTests {
     }
 
     /// A random alert radius in 1...50,000 m: log-uniform, with a share at the maximum.
-    static func randomRadius(using random: inout MatchingTestSupport.Random) -> Double {
+    static func randomRadius(using random: inout SeededRandom) -> Double {
         if Int.random(in: 0..<5, using: &random) == 0 { return Alert.maximumRadius }
         return exp(Double.random(in: 0...log(Alert.maximumRadius), using: &random))
     }
@@ -38,7 +39,7 @@ struct AlertCellsTests {
     /// precision 5 through its own cell.
     @Test("every point within the radius is found (random alerts, antimeridian and poles)")
     func coverProperty() {
-        var random = MatchingTestSupport.Random(seed: 5150)
+        var random = SeededRandom(seed: 5150)
         var checked = 0
         var onEdges = 0
         for _ in 0..<400 {
@@ -81,7 +82,7 @@ struct AlertCellsTests {
     /// diagonal (at most 7 km) is never in a filed cell.
     @Test("far points are not filed")
     func farPoints() {
-        var random = MatchingTestSupport.Random(seed: 99)
+        var random = SeededRandom(seed: 99)
         for _ in 0..<150 {
             let center = GeoPoint(lat: Double.random(in: -60...60, using: &random),
                                   lon: Double.random(in: -180...180, using: &random))
@@ -162,7 +163,7 @@ struct AlertCellsTests {
     /// with `matches` — against checking every alert.
     @Test("indexed lookup equals brute force")
     func indexedLookup() {
-        var random = MatchingTestSupport.Random(seed: 31)
+        var random = SeededRandom(seed: 31)
         var index: [String: [Alert]] = [:]
         var alerts: [Alert] = []
         for number in 0..<150 {

@@ -1,4 +1,5 @@
 import Foundation
+import ClassTodayTestSupport
 import Testing
 @testable import ClassTodayCore
 
@@ -92,7 +93,7 @@ struct AlertTests {
     /// owner rule on random listings.
     @Test("agrees with ClassSearch on random listings")
     func agreesWithSearch() {
-        var random = MatchingTestSupport.Random(seed: 9)
+        var random = SeededRandom(seed: 9)
         for _ in 0..<1_000 {
             func some<Value>(_ values: [Value]) -> [Value]? {
                 guard Bool.random(using: &random) else { return nil }

@@ -9,25 +9,6 @@ enum MatchingTestSupport {
     /// Seoul City Hall.
     static let seoul = GeoPoint(lat: 37.5665, lon: 126.978)
 
-    /// A small seeded generator (SplitMix64) so that property tests are deterministic.
-    struct Random: RandomNumberGenerator {
-        /// The generator state.
-        private var state: UInt64
-
-        /// A generator that always produces the same sequence for the same `seed`.
-        init(seed: UInt64) {
-            state = seed
-        }
-
-        /// The next 64 random bits.
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     /// A listing with sensible defaults; override what a test cares about.
     static func listing(

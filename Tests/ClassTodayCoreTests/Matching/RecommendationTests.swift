@@ -1,4 +1,5 @@
 import Foundation
+import ClassTodayTestSupport
 import Testing
 @testable import ClassTodayCore
 
@@ -131,7 +132,7 @@ struct RecommendationTests {
     /// the result is deterministic, and raising one reason never lowers the score.
     @Test("random inputs stay in range, deterministic and monotone")
     func randomInputs() {
-        var random = MatchingTestSupport.Random(seed: 77)
+        var random = SeededRandom(seed: 77)
         func sample<Value>(_ values: [Value]) -> [Value] {
             values.filter { _ in Bool.random(using: &random) }
         }

@@ -63,22 +63,4 @@ enum SearchTokenTestSupport {
         }
     }
 
-    /// SplitMix64: a small deterministic generator, so property tests are reproducible.
-    struct SeededGenerator: RandomNumberGenerator {
-        private var state: UInt64
-
-        /// Creates a generator whose sequence is fixed by `seed`.
-        init(seed: UInt64) {
-            state = seed
-        }
-
-        /// The next pseudo-random 64 bits.
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 }

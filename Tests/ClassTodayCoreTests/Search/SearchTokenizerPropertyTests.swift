@@ -1,3 +1,4 @@
+import ClassTodayTestSupport
 import Testing
 @testable import ClassTodayCore
 
@@ -18,7 +19,7 @@ struct SearchTokenizerPropertyTests {
     ]
 
     /// Random text of `count` vocabulary words joined by random separators (often no space at all).
-    private static func randomText(_ count: Int, using random: inout Support.SeededGenerator) -> String {
+    private static func randomText(_ count: Int, using random: inout SeededRandom) -> String {
         var text = ""
         for index in 0..<count {
             if index > 0 {
@@ -31,7 +32,7 @@ struct SearchTokenizerPropertyTests {
     }
 
     /// A random stretch of `text`'s scalars (possibly cutting words and graphemes).
-    private static func randomSlice(of text: String, using random: inout Support.SeededGenerator) -> String {
+    private static func randomSlice(of text: String, using random: inout SeededRandom) -> String {
         let scalars = Array(text.unicodeScalars)
         guard !scalars.isEmpty else { return text }
         let start = Int.random(in: 0..<scalars.count, using: &random)
@@ -41,7 +42,7 @@ struct SearchTokenizerPropertyTests {
 
     @Test("the FTS expression selects every document that matches")
     func ftsExpressionIsSuperset() throws {
-        var random = Support.SeededGenerator(seed: 0x5EED_C1A5_5ED0)
+        var random = SeededRandom(seed: 0x5EED_C1A5_5ED0)
         var checked = 0
         var positives = 0
         var failures = 0
@@ -68,7 +69,7 @@ struct SearchTokenizerPropertyTests {
 
     @Test("every index token and every required token is safe for FTS5 and PostgreSQL")
     func tokensAreSafe() {
-        var random = Support.SeededGenerator(seed: 42)
+        var random = SeededRandom(seed: 42)
         for _ in 0..<500 {
             let text = Self.randomText(Int.random(in: 1...8, using: &random), using: &random)
             let tokens = SearchTokenizer.indexTokens(for: text)
@@ -82,7 +83,7 @@ struct SearchTokenizerPropertyTests {
 
     @Test("a document matches the query made of its own text")
     func documentMatchesItself() {
-        var random = Support.SeededGenerator(seed: 7)
+        var random = SeededRandom(seed: 7)
         for _ in 0..<500 {
             let text = Self.randomText(Int.random(in: 1...8, using: &random), using: &random)
             if let query = SearchTokenizer.query(text), !query.matches(text) {
@@ -94,7 +95,7 @@ struct SearchTokenizerPropertyTests {
 
     @Test("for Korean text on one line, matching is substring search with spaces removed")
     func koreanMatchesSpacelessSubstring() {
-        var random = Support.SeededGenerator(seed: 2024)
+        var random = SeededRandom(seed: 2024)
         for _ in 0..<1000 {
             let document = (0..<Int.random(in: 1...6, using: &random))
                 .map { _ in Self.koreanWords.randomElement(using: &random)! }

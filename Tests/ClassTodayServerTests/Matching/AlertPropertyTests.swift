@@ -1,5 +1,6 @@
 import ClassTodayCore
 import Foundation
+import ClassTodayTestSupport
 import Logging
 import Testing
 @testable import ClassTodayServer
@@ -11,7 +12,7 @@ struct AlertPropertyTests {
         let configuration = TestServer.configuration()
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
         let environment = try await ServerEnvironment.open(configuration, logger: Logger(label: "test"))
-        var random = SearchPropertyTests.SplitMix64(state: 42)
+        var random = SeededRandom(seed: 42)
         var users: [String] = []
         for index in 0..<6 {
             users.append(try await environment.users.create(NewUser(email: "u\(index)@example.com", passwordHash: "x", nickname: "u"), at: Date()).id)

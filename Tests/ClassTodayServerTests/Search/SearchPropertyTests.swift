@@ -1,5 +1,6 @@
 import ClassTodayCore
 import Foundation
+import ClassTodayTestSupport
 import Logging
 import Testing
 @testable import ClassTodayServer
@@ -10,17 +11,6 @@ import Testing
 /// ``SearchQuery/matches(_:)`` to every listing.
 @Suite("Search against brute force", .serialized)
 struct SearchPropertyTests {
-    /// A deterministic generator so that a failure can be replayed.
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     static let words = ["수학", "요가", "영어", "기타", "수업", "과외", "초등", "코딩", "python", "Guitar", "yoga", "토익", "영", "피아노 레슨", "요가수업", "café"]
     static let hotspots = [
@@ -36,7 +26,7 @@ struct SearchPropertyTests {
         let folder: String
 
         init(seed: UInt64, count: Int) async throws {
-            var random = SplitMix64(state: seed)
+            var random = SeededRandom(seed: seed)
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("classtoday-search-\(UUID().uuidString)").path
             let store = try SQLiteStore.open(path: folder + "/db.sqlite", durableCommits: false)
             try await store.migrate(try Migration.load(from: TestServer.migrationsDirectory + "/sqlite"), logger: Logger(label: "test"))
@@ -79,7 +69,7 @@ struct SearchPropertyTests {
         deinit { try? FileManager.default.removeItem(atPath: folder) }
     }
 
-    static func randomSearch(_ random: inout SplitMix64) -> ClassSearch {
+    static func randomSearch(_ random: inout SeededRandom) -> ClassSearch {
         var search = ClassSearch()
         let hotspot = hotspots[Int.random(in: 0..<hotspots.count, using: &random)]
         let center = GeoPoint(lat: min(90, max(-90, hotspot.lat + Double.random(in: -0.3...0.3, using: &random))),
@@ -120,7 +110,7 @@ struct SearchPropertyTests {
     @Test("random circles, boxes, keywords and filters return exactly the brute-force set, each once, in order")
     func againstBruteForce() async throws {
         let fixture = try await Fixture(seed: 20261122, count: 2500)
-        var random = SplitMix64(state: 7)
+        var random = SeededRandom(seed: 7)
         var nonEmpty = 0
         for round in 0..<300 {
             let search = Self.randomSearch(&random)
