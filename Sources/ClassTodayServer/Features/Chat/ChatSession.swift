@@ -64,11 +64,11 @@ final class ChatSession: Sendable {
     func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
         await hub.register(self)
         defer { Task { [hub, self] in await hub.unregister(self) } }
+        // The reader is a child task; the writer runs in this task, so a connection costs two tasks, not three.
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await self.read(inbound) }
-            group.addTask { try await self.write(to: outbound) }
-            _ = try await group.next()
-            group.cancelAll()
+            defer { group.cancelAll() }
+            try await self.write(to: outbound)
         }
         if overflowed.load(ordering: .relaxed) {
             logger.notice("closing a slow chat connection", metadata: ["user_id": "\(userId)"])
