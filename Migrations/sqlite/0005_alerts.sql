@@ -11,6 +11,10 @@ CREATE TABLE alerts (
     subjects   TEXT,
     targets    TEXT,
     days       TEXT,
+    -- The lists again as bit masks (0: no filter), so that matching runs in SQL.
+    subjects_mask INTEGER NOT NULL DEFAULT 0,
+    targets_mask  INTEGER NOT NULL DEFAULT 0,
+    days_mask     INTEGER NOT NULL DEFAULT 0,
     max_price  INTEGER,
     created_at INTEGER NOT NULL
 ) STRICT;

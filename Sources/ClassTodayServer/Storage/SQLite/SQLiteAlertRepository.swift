@@ -14,11 +14,13 @@ public struct SQLiteAlertRepository: AlertRepository {
     public func create(_ alert: Alert) async throws {
         try await writer.write { db in
             try db.execute(sql: """
-                INSERT INTO alerts (id, user_id, lat, lon, radius, query, type, subjects, targets, days, max_price, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO alerts (id, user_id, lat, lon, radius, query, type, subjects, targets, days, subjects_mask, targets_mask,
+                    days_mask, max_price, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [alert.id, alert.userId, alert.center.lat, alert.center.lon, alert.radius, alert.query,
                                  alert.type?.rawValue, alert.subjects.map(StoredList.encode), alert.targets.map(StoredList.encode),
-                                 alert.days.map(StoredList.encode), alert.maxPrice, alert.createdAt.millisecondsSince1970])
+                                 alert.days.map(StoredList.encode), BitMask.of(alert.subjects ?? []), BitMask.of(alert.targets ?? []),
+                                 BitMask.of(alert.days ?? []), alert.maxPrice, alert.createdAt.millisecondsSince1970])
             let insert = try db.cachedStatement(sql: "INSERT INTO alert_cells (cell, alert_id) VALUES (?, ?)")
             for cell in AlertCells.cells(for: alert) {
                 try insert.execute(arguments: [cell, alert.id])
@@ -61,24 +63,37 @@ public struct SQLiteAlertRepository: AlertRepository {
     }
 
     /// Records the notifications of `listing` inside the caller's transaction (class creation, reopening).
+    ///
+    /// Candidates come from the cell index (the listing's cell and the coarser cells containing it); every
+    /// condition of ``Alert/matches(_:)`` then runs in the same SQL statement, so only the alerts that fire are read.
     static func notify(about listing: ClassListing, at date: Date, _ db: Database) throws -> [AlertNotification] {
         guard let location = listing.location, listing.status == .open else { return [] }
-        let candidates = try Row.fetchAll(db, sql: """
-            SELECT a.* FROM alerts a
-            WHERE a.id IN (SELECT alert_id FROM alert_cells WHERE cell IN (SELECT value FROM json_each(?)))
-              AND a.user_id != ?
-            """, arguments: [StoredList.encodeStrings(AlertCells.lookupKeys(for: location)), listing.writerId]).map(alert(row:))
-        var created: [AlertNotification] = []
+        let firing = try Row.fetchAll(db, sql: """
+            SELECT a.id, a.user_id FROM alerts a
+            WHERE a.id IN (SELECT alert_id FROM alert_cells WHERE cell IN (SELECT value FROM json_each(:cells)))
+              AND a.user_id != :writer
+              AND ct_distance(a.lat, a.lon, :lat, :lon) <= a.radius
+              AND (a.type IS NULL OR a.type = :type)
+              AND (a.subjects_mask = 0 OR (a.subjects_mask & :subjects) != 0)
+              AND (a.targets_mask = 0 OR (a.targets_mask & :targets) != 0)
+              AND (a.days_mask = 0 OR (a.days_mask & :days) != 0)
+              AND (a.max_price IS NULL OR (:price IS NOT NULL AND :price <= a.max_price))
+              AND (a.query IS NULL OR ct_matches(a.query, :name, :description))
+            """, arguments: [
+                "cells": StoredList.encodeStrings(AlertCells.lookupKeys(for: location)), "writer": listing.writerId,
+                "lat": location.lat, "lon": location.lon, "type": listing.type.rawValue,
+                "subjects": BitMask.of(listing.subjects), "targets": BitMask.of(listing.targets), "days": BitMask.of(listing.days),
+                "price": listing.price, "name": listing.name, "description": listing.description,
+            ])
         let insert = try db.cachedStatement(sql: """
             INSERT INTO notifications (id, user_id, kind, alert_id, class_id, created_at) VALUES (?, ?, 'alert', ?, ?, ?)
             """)
-        for alert in candidates where alert.matches(listing) {
-            let notification = AlertNotification(id: Identifier.make(at: date), userId: alert.userId, alertId: alert.id,
+        return try firing.map { row in
+            let notification = AlertNotification(id: Identifier.make(at: date), userId: row["user_id"], alertId: row["id"],
                                                  classId: listing.id, createdAt: date, read: false)
-            try insert.execute(arguments: [notification.id, notification.userId, alert.id, listing.id, date.millisecondsSince1970])
-            created.append(notification)
+            try insert.execute(arguments: [notification.id, notification.userId, notification.alertId, listing.id, date.millisecondsSince1970])
+            return notification
         }
-        return created
     }
 
     public func notifications(of userId: String, page: PageRequest) async throws -> Page<AlertNotification> {
