@@ -90,3 +90,10 @@ public enum RFC3339 {
         return try? Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt).parse(text)
     }
 }
+
+extension Encodable {
+    /// The value as API JSON text (for WebSocket frames); `{}` if it cannot be encoded.
+    var apiJSONText: String {
+        (try? APIJSONEncoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+}

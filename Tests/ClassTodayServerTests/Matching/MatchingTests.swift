@@ -238,4 +238,23 @@ struct MatchingTests {
             await socket.close()
         }
     }
+
+    @Test("alert and match lists page newest first with cursors, each item once")
+    func listPaging() async throws {
+        try await TestServer.withRouter { client in
+            let (token, _) = try await client.signup()
+            var ids: [String] = []
+            for index in 0..<5 {
+                let response = try await client.send(.post, "/v1/alerts", json: ["lat": 37.5, "lon": 127.0, "radius": 1000 + index], token: token)
+                ids.append(try #require(try response.jsonObject()["id"] as? String))
+            }
+            #expect(try await client.walk("/v1/alerts", token: token, limit: 2) == ids.reversed())
+            let setup = try await Self.setUp(client, capacity: 5, buyers: 3)
+            var matches: [String] = []
+            for buyer in setup.buyers {
+                matches.append(try await Self.propose(client, roomId: buyer.roomId, token: buyer.token))
+            }
+            #expect(try await client.walk("/v1/me/matches?role=seller", token: setup.seller.token, limit: 2) == matches.reversed())
+        }
+    }
 }

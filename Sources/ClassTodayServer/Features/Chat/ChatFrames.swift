@@ -117,6 +117,6 @@ enum ServerFrame {
     }
 
     private static func encode(_ value: some Encodable) -> String {
-        (try? APIJSONEncoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? #"{"type":"error","code":"internal","message":"encoding failed"}"#
+        value.apiJSONText
     }
 }

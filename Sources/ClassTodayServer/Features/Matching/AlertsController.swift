@@ -24,7 +24,7 @@ struct AlertNotifier: Sendable {
     /// Pushes stored notifications to their owners' connections.
     func push(_ notifications: [AlertNotification]) async {
         for notification in notifications {
-            await hub.notify(userId: notification.userId, json: NotificationResponse(notification: notification).json)
+            await hub.notify(userId: notification.userId, json: NotificationResponse(notification: notification).apiJSONText)
         }
     }
 }
@@ -145,10 +145,5 @@ struct NotificationResponse: ResponseEncodable {
         classId = notification.classId
         createdAt = notification.createdAt
         read = notification.read
-    }
-
-    /// The JSON text of the notification, as pushed over the WebSocket.
-    var json: String {
-        (try? APIJSONEncoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 }

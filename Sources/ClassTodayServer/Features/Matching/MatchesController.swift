@@ -75,7 +75,7 @@ struct MatchesController {
         await hub.publish(step.message, in: step.room)
         let notification = MatchNotification(match: step.match)
         for userId in step.match.memberIds {
-            await hub.notify(userId: userId, json: notification.json)
+            await hub.notify(userId: userId, json: notification.apiJSONText)
         }
     }
 }
@@ -172,10 +172,5 @@ struct MatchNotification: Encodable {
         classId = match.classId
         status = match.status
         createdAt = match.updatedAt
-    }
-
-    /// The JSON text of the notification.
-    var json: String {
-        (try? APIJSONEncoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 }

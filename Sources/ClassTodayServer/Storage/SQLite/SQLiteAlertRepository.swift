@@ -30,20 +30,8 @@ public struct SQLiteAlertRepository: AlertRepository {
 
     public func alerts(of userId: String, page: PageRequest) async throws -> Page<Alert> {
         try await writer.read { db in
-            var arguments: [String: (any DatabaseValueConvertible)?] = ["user": userId, "limit": page.limit + 1]
-            var condition = ""
-            if let after = page.after, let createdAt = after.values.first?.int, let id = after.values.last?.string {
-                condition = "AND (created_at < :createdAt OR (created_at = :createdAt AND id < :id))"
-                arguments["createdAt"] = createdAt
-                arguments["id"] = id
-            }
-            let rows = try Row.fetchAll(db, sql: "SELECT * FROM alerts WHERE user_id = :user \(condition) ORDER BY created_at DESC, id DESC LIMIT :limit",
-                                        arguments: StatementArguments(arguments))
-            let alerts = rows.prefix(page.limit).map(Self.alert(row:))
-            let next = rows.count > page.limit ? alerts.last.map {
-                PageCursor(ordering: "alerts", values: [.int($0.createdAt.millisecondsSince1970), .string($0.id)]).encoded
-            } : nil
-            return Page(items: alerts, nextCursor: next)
+            try NewestFirstPage.fetch(db, from: "SELECT * FROM alerts WHERE user_id = :user", arguments: ["user": userId],
+                                      page: page, ordering: "alerts", decode: Self.alert(row:))
         }
     }
 
@@ -98,24 +86,11 @@ public struct SQLiteAlertRepository: AlertRepository {
 
     public func notifications(of userId: String, page: PageRequest) async throws -> Page<AlertNotification> {
         try await writer.read { db in
-            var arguments: [String: (any DatabaseValueConvertible)?] = ["user": userId, "limit": page.limit + 1]
-            var condition = ""
-            if let after = page.after, let createdAt = after.values.first?.int, let id = after.values.last?.string {
-                condition = "AND (created_at < :createdAt OR (created_at = :createdAt AND id < :id))"
-                arguments["createdAt"] = createdAt
-                arguments["id"] = id
-            }
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT * FROM notifications WHERE user_id = :user \(condition) ORDER BY created_at DESC, id DESC LIMIT :limit
-                """, arguments: StatementArguments(arguments))
-            let items = rows.prefix(page.limit).map { row in
+            try NewestFirstPage.fetch(db, from: "SELECT * FROM notifications WHERE user_id = :user", arguments: ["user": userId],
+                                      page: page, ordering: "notifications") { row in
                 AlertNotification(id: row["id"], userId: row["user_id"], alertId: row["alert_id"] ?? "", classId: row["class_id"] ?? "",
                                   createdAt: Date(millisecondsSince1970: row["created_at"]), read: row["read"])
             }
-            let next = rows.count > page.limit ? items.last.map {
-                PageCursor(ordering: "notifications", values: [.int($0.createdAt.millisecondsSince1970), .string($0.id)]).encoded
-            } : nil
-            return Page(items: items, nextCursor: next)
         }
     }
 

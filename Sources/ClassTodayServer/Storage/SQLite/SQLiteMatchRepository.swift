@@ -75,25 +75,13 @@ public struct SQLiteMatchRepository: MatchRepository {
 
     public func matches(of userId: String, role: MatchRole?, page: PageRequest) async throws -> Page<Match> {
         try await writer.read { db in
-            let sources: String = switch role {
+            let source: String = switch role {
             case .seller: "SELECT * FROM matches WHERE seller_id = :user"
             case .buyer: "SELECT * FROM matches WHERE buyer_id = :user"
             case nil: "SELECT * FROM matches WHERE seller_id = :user UNION ALL SELECT * FROM matches WHERE buyer_id = :user"
             }
-            var arguments: [String: (any DatabaseValueConvertible)?] = ["user": userId, "limit": page.limit + 1]
-            var condition = ""
-            if let after = page.after, let createdAt = after.values.first?.int, let id = after.values.last?.string {
-                condition = "WHERE m.created_at < :createdAt OR (m.created_at = :createdAt AND m.id < :id)"
-                arguments["createdAt"] = createdAt
-                arguments["id"] = id
-            }
-            let rows = try Row.fetchAll(db, sql: "SELECT * FROM (\(sources)) m \(condition) ORDER BY m.created_at DESC, m.id DESC LIMIT :limit",
-                                        arguments: StatementArguments(arguments))
-            let matches = rows.prefix(page.limit).map(Self.match(row:))
-            let next = rows.count > page.limit ? matches.last.map {
-                PageCursor(ordering: "matches", values: [.int($0.createdAt.millisecondsSince1970), .string($0.id)]).encoded
-            } : nil
-            return Page(items: matches, nextCursor: next)
+            return try NewestFirstPage.fetch(db, from: source, arguments: ["user": userId], page: page, ordering: "matches",
+                                             decode: Self.match(row:))
         }
     }
 
@@ -123,24 +111,11 @@ public struct SQLiteMatchRepository: MatchRepository {
 
     public func reviews(of userId: String, page: PageRequest) async throws -> Page<Review> {
         try await writer.read { db in
-            var arguments: [String: (any DatabaseValueConvertible)?] = ["user": userId, "limit": page.limit + 1]
-            var condition = ""
-            if let after = page.after, let createdAt = after.values.first?.int, let id = after.values.last?.string {
-                condition = "AND (created_at < :createdAt OR (created_at = :createdAt AND id < :id))"
-                arguments["createdAt"] = createdAt
-                arguments["id"] = id
-            }
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT * FROM reviews WHERE reviewee_id = :user \(condition) ORDER BY created_at DESC, id DESC LIMIT :limit
-                """, arguments: StatementArguments(arguments))
-            let reviews = rows.prefix(page.limit).map { row in
+            try NewestFirstPage.fetch(db, from: "SELECT * FROM reviews WHERE reviewee_id = :user", arguments: ["user": userId],
+                                      page: page, ordering: "reviews") { row in
                 Review(id: row["id"], matchId: row["match_id"], reviewerId: row["reviewer_id"], revieweeId: row["reviewee_id"],
                        grade: row["grade"], description: row["description"], createdAt: Date(millisecondsSince1970: row["created_at"]))
             }
-            let next = rows.count > page.limit ? reviews.last.map {
-                PageCursor(ordering: "reviews", values: [.int($0.createdAt.millisecondsSince1970), .string($0.id)]).encoded
-            } : nil
-            return Page(items: reviews, nextCursor: next)
         }
     }
 
