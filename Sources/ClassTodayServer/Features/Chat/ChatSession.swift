@@ -63,13 +63,18 @@ final class ChatSession: Sendable {
     /// Serves the connection until either side closes it.
     func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
         await hub.register(self)
-        defer { Task { [hub, self] in await hub.unregister(self) } }
-        // The reader is a child task; the writer runs in this task, so a connection costs two tasks, not three.
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await self.read(inbound) }
-            defer { group.cancelAll() }
-            try await self.write(to: outbound)
+        do {
+            // The reader is a child task; the writer runs in this task, so a connection costs two tasks, not three.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await self.read(inbound) }
+                defer { group.cancelAll() }
+                try await self.write(to: outbound)
+            }
+        } catch {
+            await hub.unregister(self)
+            throw error
         }
+        await hub.unregister(self)
         if overflowed.load(ordering: .relaxed) {
             logger.notice("closing a slow chat connection", metadata: ["user_id": "\(userId)"])
             try? await outbound.close(.init(codeNumber: 1013), reason: "too slow: reconnect and sync")

@@ -128,10 +128,10 @@ public struct SQLiteMatchRepository: MatchRepository {
     }
 
     private static func listing(_ classId: String, _ db: Database) throws -> SeatedListing {
-        guard let view = try ClassViewQuery.fetchAll(db, viewerId: nil, where: "c.id = ?", arguments: [classId]).first,
-              let seats = try Int.fetchOne(db, sql: "SELECT seats_taken FROM classes WHERE id = ?", arguments: [classId])
+        guard let row = try ClassViewQuery.fetchRows(db, viewerId: nil, where: "c.id = :id", orderBy: "c.id", limit: 1,
+                                                     arguments: ["id": classId]).first
         else { throw DomainError.notFound("class") }
-        return SeatedListing(listing: view.listing, seatsTaken: seats)
+        return SeatedListing(listing: ClassViewQuery.view(row: row).listing, seatsTaken: row["seats_taken"])
     }
 
     private static func postSystemMessage(for match: Match, by userId: String, at date: Date, _ db: Database) throws -> ChatMessage {
