@@ -70,12 +70,8 @@ public struct Alert: Sendable, Hashable {
         if let maxPrice {
             guard let price = listing.price, price <= maxPrice else { return false }
         }
-        if let query {
-            guard let keyword = SearchTokenizer.query(query),
-                  keyword.matches(listing.name + "\n" + listing.description)
-            else { return false }
-        }
-        return true
+        var keywords = KeywordFilter(listing: listing)
+        return keywords.accepts(query)
     }
 
     /// Records an error for every invalid field of an alert request (field names as the API spells them):

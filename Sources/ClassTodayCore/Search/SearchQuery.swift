@@ -94,8 +94,12 @@ public struct SearchQuery: Sendable, Hashable {
     /// run terms as substrings of the document's space-joined Hangul/CJK runs, word terms as prefixes of
     /// its words.
     public func matches(_ documentText: String) -> Bool {
-        let document = SearchTokenizer.Document(text: documentText)
-        return terms.allSatisfy { term in
+        matches(SearchTokenizer.Document(text: documentText))
+    }
+
+    /// Whether a document already cut into units satisfies every term exactly (see ``matches(_:)-(String)``).
+    public func matches(_ document: SearchTokenizer.Document) -> Bool {
+        terms.allSatisfy { term in
             switch term {
             case .substring(let text): document.containsInRun(Array(text.unicodeScalars))
             case .prefix(let text): document.containsWord(withPrefix: Array(text.unicodeScalars))

@@ -1,8 +1,11 @@
 extension SearchTokenizer {
     /// A document cut into the units that searching sees: joined Hangul/CJK runs and words.
-    struct Document {
+    ///
+    /// Cutting a document costs more than testing a query against it: to test many queries against one
+    /// listing (alert matching), cut it once and call ``SearchQuery/matches(_:)-(Document)`` for each.
+    public struct Document: Sendable {
         /// One searchable unit of a document, in text order.
-        enum Unit: Equatable {
+        enum Unit: Equatable, Sendable {
             /// A Hangul/CJK run, joined with the runs that followed it after spaces only.
             case run([Unicode.Scalar])
             /// A word (ASCII, or letters and digits of another script).
@@ -13,7 +16,7 @@ extension SearchTokenizer {
         let units: [Unit]
 
         /// Cuts `text` (any text; it is normalized here) into units.
-        init(text: String) {
+        public init(text: String) {
             var units: [Unit] = []
             var run: [Unicode.Scalar] = []
             for piece in Lexer.pieces(of: TextNormalizer.normalizedScalars(text)) {

@@ -68,22 +68,18 @@ public struct AlertBenchmark: Sendable {
         let (withoutAlerts, _, _) = try await createClasses(options.classes / 2, offset: 0)
 
         let alertRepository = SQLiteAlertRepository(store: store)
-        let queries: [String?] = [nil, nil, nil, "수학", "영어", "요가", "코딩", "피아노"]
         var alerts: [Alert] = []
         alerts.reserveCapacity(options.alerts)
         let start = ContinuousClock.now
         for index in 0..<options.alerts {
-            let radius = [500.0, 1_000, 2_000, 3_000, 5_000, 10_000][Int(data.next() % 6)]
-            let subjects: [Subject]? = data.next() % 3 == 0 ? [Subject.allCases[Int(data.next() % UInt64(Subject.allCases.count))]] : nil
-            let alert = Alert(id: Identifier.make(at: Date(), using: &data), userId: userIds[Int(data.next() % UInt64(userIds.count))],
-                              center: data.location().point, radius: radius, query: queries[Int(data.next() % UInt64(queries.count))],
-                              subjects: subjects, maxPrice: data.next() % 4 == 0 ? 50_000 : nil, createdAt: Date())
+            let alert = data.alert(id: Identifier.make(at: Date(), using: &data), userId: userIds[Int(data.next() % UInt64(userIds.count))],
+                                   at: Date())
             try await alertRepository.create(alert)
             alerts.append(alert)
             if index % 5000 == 0 { progress(options.classes / 2 + index, total) }
         }
         let storing = ContinuousClock.now - start
-        let cellRows = try await store.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM alert_cells") ?? 0 }
+        let cellRows = try await store.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM alert_index") ?? 0 }
 
         let (withAlerts, listings, produced) = try await createClasses(options.classes - options.classes / 2, offset: options.classes / 2 + options.alerts)
         progress(total, total)
@@ -96,7 +92,9 @@ public struct AlertBenchmark: Sendable {
             "create with no alerts stored:          p50 \(ms(withoutAlerts.median)) ms, p99 \(ms(withoutAlerts.p99)) ms (\(options.classes / 2) classes)",
             "create with \(options.alerts) alerts stored:   p50 \(ms(withAlerts.median)) ms, p99 \(ms(withAlerts.p99)) ms (\(listings.count) classes, matching included)",
             "added by alert matching at the median: \(ms(withAlerts.median - withoutAlerts.median)) ms",
-            "notifications produced \(produced), brute-force count \(expected): \(produced == expected ? "equal" : "DIFFERENT")",
+            "notifications produced \(produced) (\(String(format: "%.1f", Double(produced) / Double(max(1, listings.count)))) per class), "
+                + "brute-force count \(expected): \(produced == expected ? "equal" : "DIFFERENT")",
+            "alerts as SyntheticData.alert makes them: a subject and/or a topic keyword, radius 1-10 km, most with a type filter",
         ]
     }
 }

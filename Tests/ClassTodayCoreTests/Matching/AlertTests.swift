@@ -128,6 +128,39 @@ struct AlertTests {
         }
     }
 
+    /// Checks that one filter answers many keywords exactly as parsing each against the text would, repeats included.
+    @Test("a keyword filter tests many keywords against one listing, each as SearchQuery would")
+    func keywordFilter() {
+        let target = listing(name: "요가 수업", description: "Yoga for beginners, 초보 환영")
+        let text = target.name + "\n" + target.description
+        var filter = KeywordFilter(listing: target)
+        let keywords = ["요가", "요가수업", "가수", "yog", "YOGA", "필라테스", "영", "?!", "요가", "수학", "초보 환영", "beg"]
+        for keyword in keywords {
+            let expected = SearchTokenizer.query(keyword)?.matches(text) ?? false
+            let accepted = filter.accepts(keyword)
+            #expect(accepted == expected, "\(keyword)")
+        }
+        let noKeyword = filter.accepts(nil), punctuation = filter.accepts("?!"), repeated = filter.accepts("요가수업")
+        #expect(noKeyword && !punctuation && repeated)
+    }
+
+    /// Checks the synthetic alerts the benchmark stores: deterministic, each waiting for something, valid.
+    @Test("synthetic alerts name a subject or a keyword and pass validation")
+    func syntheticAlerts() {
+        var first = SyntheticData(seed: 7)
+        var second = SyntheticData(seed: 7)
+        for index in 0..<500 {
+            let alert = first.alert(id: "a\(index)", userId: "u", at: MatchingTestSupport.date)
+            let again = second.alert(id: "a\(index)", userId: "u", at: MatchingTestSupport.date)
+            #expect(alert.center == again.center && alert.radius == again.radius && alert.query == again.query)
+            #expect(alert.subjects != nil || alert.query != nil)
+            var validator = FieldValidator()
+            Alert.check(lat: alert.center.lat, lon: alert.center.lon, radius: alert.radius, query: alert.query,
+                        maxPrice: alert.maxPrice, subjects: alert.subjects, into: &validator)
+            #expect(validator.errors.isEmpty)
+        }
+    }
+
     /// Checks request validation and the reported field names.
     @Test("validation of alert requests")
     func validation() {

@@ -21,10 +21,15 @@ public struct SQLiteAlertRepository: AlertRepository {
                                  alert.type?.rawValue, alert.subjects.map(StoredList.encode), alert.targets.map(StoredList.encode),
                                  alert.days.map(StoredList.encode), BitMask.of(alert.subjects ?? []), BitMask.of(alert.targets ?? []),
                                  BitMask.of(alert.days ?? []), alert.maxPrice, alert.createdAt.millisecondsSince1970])
-            let insert = try db.cachedStatement(sql: "INSERT INTO alert_cells (cell, alert_id) VALUES (?, ?)")
-            for cell in AlertCells.cells(for: alert) {
-                try insert.execute(arguments: [cell, alert.id])
-            }
+            // Every cell row repeats what matching reads (see migration 0006), so that matching never reads `alerts`.
+            let insert = try db.cachedStatement(sql: """
+                INSERT INTO alert_index (cell, alert_id, user_id, lat, lon, radius, query, type, subjects_mask, targets_mask, days_mask,
+                    max_price)
+                SELECT cell.value, a.id, a.user_id, a.lat, a.lon, a.radius, a.query, a.type, a.subjects_mask, a.targets_mask,
+                    a.days_mask, a.max_price
+                FROM alerts a, json_each(?) cell WHERE a.id = ?
+                """)
+            try insert.execute(arguments: [StoredList.encodeStrings(AlertCells.cells(for: alert)), alert.id])
         }
     }
 
@@ -52,32 +57,38 @@ public struct SQLiteAlertRepository: AlertRepository {
 
     /// Records the notifications of `listing` inside the caller's transaction (class creation, reopening).
     ///
-    /// Candidates come from the cell index (the listing's cell and the coarser cells containing it); every
-    /// condition of ``Alert/matches(_:)`` then runs in the same SQL statement, so only the alerts that fire are read.
+    /// Candidates come from the cell index (the listing's cell and the coarser cells containing it), whose rows
+    /// carry every field matching reads; every condition of ``Alert/matches(_:)`` but the keyword runs in the same
+    /// SQL statement, the cheap column tests before the distance. Keywords are tested
+    /// here against the listing's text cut once (``KeywordFilter``), not once per alert.
     static func notify(about listing: ClassListing, at date: Date, _ db: Database) throws -> [AlertNotification] {
         guard let location = listing.location, listing.status == .open else { return [] }
-        let firing = try Row.fetchAll(db, sql: """
-            SELECT a.id, a.user_id FROM alerts a
-            WHERE a.id IN (SELECT alert_id FROM alert_cells WHERE cell IN (SELECT value FROM json_each(:cells)))
-              AND a.user_id != :writer
-              AND ct_distance(a.lat, a.lon, :lat, :lon) <= a.radius
-              AND (a.type IS NULL OR a.type = :type)
-              AND (a.subjects_mask = 0 OR (a.subjects_mask & :subjects) != 0)
-              AND (a.targets_mask = 0 OR (a.targets_mask & :targets) != 0)
-              AND (a.days_mask = 0 OR (a.days_mask & :days) != 0)
-              AND (a.max_price IS NULL OR (:price IS NOT NULL AND :price <= a.max_price))
-              AND (a.query IS NULL OR ct_matches(a.query, :name, :description))
+        let candidates = try Row.fetchCursor(db, sql: """
+            SELECT alert_id, user_id, query FROM alert_index
+            WHERE cell IN (SELECT value FROM json_each(:cells))
+              AND (type IS NULL OR type = :type)
+              AND (subjects_mask = 0 OR (subjects_mask & :subjects) != 0)
+              AND (targets_mask = 0 OR (targets_mask & :targets) != 0)
+              AND (days_mask = 0 OR (days_mask & :days) != 0)
+              AND (max_price IS NULL OR (:price IS NOT NULL AND :price <= max_price))
+              AND user_id != :writer
+              AND ct_distance(lat, lon, :lat, :lon) <= radius
             """, arguments: [
                 "cells": StoredList.encodeStrings(AlertCells.lookupKeys(for: location)), "writer": listing.writerId,
                 "lat": location.lat, "lon": location.lon, "type": listing.type.rawValue,
                 "subjects": BitMask.of(listing.subjects), "targets": BitMask.of(listing.targets), "days": BitMask.of(listing.days),
-                "price": listing.price, "name": listing.name, "description": listing.description,
+                "price": listing.price,
             ])
+        var keywords = KeywordFilter(listing: listing)
+        var firing: [(alertId: String, userId: String)] = []
+        while let row = try candidates.next() {
+            if keywords.accepts(row["query"]) { firing.append((row["alert_id"], row["user_id"])) }
+        }
         let insert = try db.cachedStatement(sql: """
             INSERT INTO notifications (id, user_id, kind, alert_id, class_id, created_at) VALUES (?, ?, 'alert', ?, ?, ?)
             """)
-        return try firing.map { row in
-            let notification = AlertNotification(id: Identifier.make(at: date), userId: row["user_id"], alertId: row["id"],
+        return try firing.map { alert in
+            let notification = AlertNotification(id: Identifier.make(at: date), userId: alert.userId, alertId: alert.alertId,
                                                  classId: listing.id, createdAt: date, read: false)
             try insert.execute(arguments: [notification.id, notification.userId, notification.alertId, listing.id, date.millisecondsSince1970])
             return notification
