@@ -169,14 +169,17 @@ public enum GeohashCover {
         )
     }
 
-    /// The finest grid (at most ``Geohash/storagePrecision``) on which `region` spans no more than
-    /// ``cellBudget`` cells; precision 1 (32 cells in all) at worst.
-    static func finestGrid(for region: GeoBoundingBox) -> Geohash.Grid {
-        for precision in stride(from: Geohash.storagePrecision, to: 1, by: -1) {
+    /// The finest grid, at most `maximumPrecision` (``Geohash/storagePrecision`` unless given), on which
+    /// `region` spans no more than `budget` cells (``cellBudget`` unless given); precision 1 (32 cells in all)
+    /// at worst.
+    static func finestGrid(
+        for region: GeoBoundingBox, budget: Int = cellBudget, maximumPrecision: Int = Geohash.storagePrecision
+    ) -> Geohash.Grid {
+        for precision in stride(from: maximumPrecision, to: 1, by: -1) {
             let grid = Geohash.Grid(precision: precision)
             let rows = grid.row(forLatitude: region.maxLat) - grid.row(forLatitude: region.minLat) + 1
             let columns = columnRuns(of: region, grid: grid).reduce(0) { $0 + UInt64($1.count) }
-            if rows * columns <= UInt64(cellBudget) {
+            if rows * columns <= UInt64(budget) {
                 return grid
             }
         }

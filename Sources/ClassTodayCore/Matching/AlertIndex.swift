@@ -2,33 +2,28 @@ import Foundation
 
 /// The geohash cells an alert's circle is filed under, for an index table of `(cell, alertId)` rows.
 ///
-/// **Filing.** ``cells(for:radius:)`` lists every cell of one precision that intersects the alert's circle.
-/// The precision is ``precision`` (5) unless the circle's latitude/longitude bounding box would span more than
-/// ``cellBudget`` cells at that precision; then it is the finest coarser precision that fits. That only
-/// happens far from Korea — a 50 km circle keeps precision 5 up to about 64° of latitude — but it keeps a
-/// circle around a pole, whose box holds every longitude, from needing tens of thousands of rows.
+/// **Filing.** ``cells(for:radius:)`` lists every cell of one precision that intersects the alert's circle: the
+/// finest precision, at most ``precision`` (6), at which the circle's latitude/longitude bounding box spans no
+/// more than ``cellBudget`` (48) cells. In Korea 1 and 2 km alerts are filed under 1.2 km × 0.6 km cells
+/// (precision 6), 3 to 10 km ones under 4.9 km × 3.9 km cells (precision 5) and 50 km ones under
+/// 39 km × 20 km cells (precision 4): an alert takes at most 48 rows, and the cells it is filed under are never
+/// much larger than its circle, so a lookup returns few alerts whose circles miss the class.
 ///
 /// **Lookup.** For a new or reopened class at `point`, select the alerts filed under any of
-/// ``lookupKeys(for:)`` — the class's cell at ``precision`` and its coarser prefixes, five short strings
-/// (`WHERE cell IN (?, ?, ?, ?, ?)`) — then keep those for which ``Alert/matches(_:)`` holds. Every alert
-/// whose circle holds `point` is among the selected ones; at mid-latitudes it is filed under exactly
-/// ``cell(of:)``.
-///
-/// **Why precision 5.** Its cells are 0.0439° × 0.0439°: about 4.9 km × 4.9 km at the equator and
-/// 4.9 km × 3.9 km at Seoul's latitude. The largest alert (50 km) then takes about 470 rows in Korea and a typical
-/// 3 km alert 4 to 9, while a lookup returns alerts whose circles pass within a few kilometres of the class.
-/// Precision 4 (39 km × 20 km) would make lookups in dense cities return many alerts that do not match;
-/// precision 6 (1.2 km × 0.6 km) would file a 50 km alert under about 8,000 rows.
+/// ``lookupKeys(for:)`` — the class's cell at ``precision`` and its coarser prefixes, six short strings
+/// (`WHERE cell IN (?, ?, ?, ?, ?, ?)`) — then keep those for which ``Alert/matches(_:)`` holds. Every alert
+/// whose circle holds `point` is among the selected ones: it is filed under the prefix of ``cell(of:)`` of its
+/// own precision. Alerts filed at another precision by an earlier version stay correct for the same reason.
 public enum AlertCells {
-    /// The precision of the cells alerts are filed under, and of ``cell(of:)`` (about 4.9 km cells).
-    public static let precision = 5
+    /// The finest precision alerts are filed under, and the precision of ``cell(of:)`` (1.2 km × 0.6 km cells).
+    public static let precision = 6
     /// The largest number of cells of a circle's bounding box at the chosen precision; ``cells(for:radius:)``
     /// returns at most this many cells.
-    public static let cellBudget = 1024
+    public static let cellBudget = 48
 
-    /// The sorted, distinct geohash strings of every cell, at the precision chosen for this circle
-    /// (``precision`` whenever the budget allows), that holds a point within `radius` meters (haversine)
-    /// of `center`.
+    /// The sorted, distinct geohash strings of every cell, at the precision chosen for this circle (the
+    /// finest, at most ``precision``, that fits ``cellBudget``), that holds a point within `radius` meters
+    /// (haversine) of `center`.
     ///
     /// Correct across the antimeridian and around the poles: a point at longitude 180 or -180 is found in
     /// the cell its geohash names. A radius of half the Earth's circumference or more returns the 32
@@ -42,7 +37,7 @@ public enum AlertCells {
             return Geohash.alphabet.map { String($0) }
         }
         let region = GeohashCover.searchBox(center: center, angle: angle)
-        let grid = finestGrid(for: region)
+        let grid = GeohashCover.finestGrid(for: region, budget: cellBudget, maximumPrecision: precision)
         var cells: [UInt64] = []
         GeohashCover.forEachCell(in: region, grid: grid) { row, column in
             if GeohashCover.minimumDistance(from: center, to: grid.bounds(row: row, column: column)) <= radius {
@@ -67,19 +62,5 @@ public enum AlertCells {
     public static func lookupKeys(for point: GeoPoint) -> [String] {
         let cell = cell(of: point)
         return (1...precision).map { String(cell.prefix($0)) }
-    }
-
-    /// The finest grid, at most ``precision``, on which `region` (a normalized box) spans no more than
-    /// ``cellBudget`` cells; precision 1 at worst.
-    private static func finestGrid(for region: GeoBoundingBox) -> Geohash.Grid {
-        for candidate in stride(from: precision, to: 1, by: -1) {
-            let grid = Geohash.Grid(precision: candidate)
-            let rows = grid.row(forLatitude: region.maxLat) - grid.row(forLatitude: region.minLat) + 1
-            let columns = GeohashCover.columnRuns(of: region, grid: grid).reduce(0) { $0 + UInt64($1.count) }
-            if rows * columns <= UInt64(cellBudget) {
-                return grid
-            }
-        }
-        return Geohash.Grid(precision: 1)
     }
 }

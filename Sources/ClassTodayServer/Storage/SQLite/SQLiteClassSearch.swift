@@ -8,9 +8,10 @@ import GRDB
 /// then read in one more statement, so that writer, images and favourite flags are looked up for the page only,
 /// never for every candidate.
 ///
-/// Nearest-first searches read growing circles (250 m, then four times wider each step, up to the radius), each
-/// step only the band beyond the previous one, and stop as soon as the page is full: every listing in the band
-/// read so far is nearer than anything beyond it, so a dense city does not make a small page read the whole circle.
+/// Nearest-first searches walk the circle's geohash cells nearest first (``NearestCellWalk``): a cell holding more
+/// than ``crowdedCell`` listings is split into its children, any other is read with one cached one-range
+/// statement, and the walk stops once the page holds listings nearer than the next cell can offer. A dense city
+/// is read in small cells around the centre, a sparse region in large ones, and neither reads the whole circle.
 struct SQLiteClassSearch {
     let search: ClassSearch
     let page: PageRequest
@@ -61,28 +62,47 @@ struct SQLiteClassSearch {
     }
 
     private func nearestFirst(_ db: Database, circle: ClassSearch.Circle) throws -> ([Key], Trace) {
-        var found: [Key] = []
+        let wanted = page.limit + 1
+        var walk = NearestCellWalk(center: circle.center, radius: circle.radius)
+        var final: [Key] = []
+        var pending: [Key] = []
         var read: [GeohashRange] = []
-        var inner: Double?
-        for radius in Self.steps(upTo: circle.radius) {
-            let ranges = GeohashCover.circle(center: circle.center, radiusMeters: radius)
-            found += try fetchKeys(db, ranges: ranges, limit: page.limit + 1 - found.count, band: (inner, radius))
-            read += ranges
-            if found.count > page.limit { break }
-            inner = radius
+        while let entry = walk.popNearest() {
+            // Whatever lies nearer than this cell's nearest point can no longer be beaten: it is final.
+            pending.sort(by: Self.nearer)
+            let settled = pending.prefix { ($0.distance ?? 0) < entry.minimumDistance }
+            final += settled
+            pending.removeFirst(settled.count)
+            if final.count >= wanted { break }
+            let range = GeohashRange(cell: entry.cell)
+            if try isCrowded(db, range), entry.cell.precision < Geohash.storagePrecision {
+                walk.split(entry)
+                continue
+            }
+            pending += try fetchKeys(db, ranges: [range], limit: wanted - final.count, cached: true)
+            read.append(range)
         }
-        return (found, Trace(ranges: read))
+        final += pending.sorted(by: Self.nearer)
+        return (Array(final.prefix(wanted)), Trace(ranges: read))
     }
 
-    /// The radii of the growing circles of a nearest-first search.
-    static func steps(upTo radius: Double) -> [Double] {
-        var steps: [Double] = []
-        var step = 250.0
-        while step < radius {
-            steps.append(step)
-            step *= 4
-        }
-        return steps + [radius]
+    /// The order of a nearest-first page: distance, then id.
+    private static func nearer(_ a: Key, _ b: Key) -> Bool {
+        let (first, second) = (a.distance ?? 0, b.distance ?? 0)
+        return first != second ? first < second : a.id < b.id
+    }
+
+    /// The most index entries a cell may hold for a nearest-first search to read it rather than split it: few
+    /// enough that reading and sorting them is cheap, many enough that sparse regions are read in large cells.
+    static let crowdedCell = 64
+
+    /// Whether the cell `range` holds more than ``crowdedCell`` listings (deleted ones included), counted on the
+    /// geohash index without reading a row.
+    private func isCrowded(_ db: Database, _ range: GeohashRange) throws -> Bool {
+        let statement = try db.cachedStatement(sql: """
+            SELECT COUNT(*) FROM (SELECT 1 FROM classes INDEXED BY classes_by_geohash WHERE geohash >= ? AND geohash < ? LIMIT ?)
+            """)
+        return try Int.fetchOne(statement, arguments: [range.lower, range.upper, Self.crowdedCell + 1]) ?? 0 > Self.crowdedCell
     }
 
     /// The page of listings for the keys (fetched with `limit + 1`: the extra key only says there is more).
@@ -99,25 +119,28 @@ struct SQLiteClassSearch {
         return Page(items: items, nextCursor: next)
     }
 
-    /// Keys of the candidates in `ranges` (all listings when nil) that satisfy everything, after the cursor, and
-    /// whose distance lies in `band` (above its first bound, at most its second) when one is given.
-    private func fetchKeys(_ db: Database, ranges: [GeohashRange]?, limit: Int, band: (Double?, Double)? = nil) throws -> [Key] {
-        guard let statement = statement(ranges: ranges, limit: limit, band: band) else { return [] }
-        return try Row.fetchAll(db, sql: statement.sql, arguments: statement.arguments).map { Key(row: $0, sort: search.sort) }
+    /// Keys of the candidates in `ranges` (all listings when nil) that satisfy everything, after the cursor. `cached`
+    /// keeps the prepared statement for the next call (for the one-cell statements a nearest-first search repeats).
+    private func fetchKeys(
+        _ db: Database, ranges: [GeohashRange]?, limit: Int, cached: Bool = false
+    ) throws -> [Key] {
+        guard let statement = statement(ranges: ranges, limit: limit) else { return [] }
+        let prepared = cached ? try db.cachedStatement(sql: statement.sql) : try db.makeStatement(sql: statement.sql)
+        return try Row.fetchAll(prepared, arguments: statement.arguments).map { Key(row: $0, sort: search.sort) }
     }
 
     /// The statement of the first step (the first ring, for nearest-first searches); nil when nothing can match.
     func firstStatement() -> (sql: String, arguments: StatementArguments)? {
         if search.sort == .distance, let circle = search.circle {
-            let first = Self.steps(upTo: circle.radius)[0]
-            return statement(ranges: GeohashCover.circle(center: circle.center, radiusMeters: first), limit: page.limit + 1, band: (nil, first))
+            let nearest = GeohashRange(cell: Geohash(circle.center, precision: 6))
+            return statement(ranges: [nearest], limit: page.limit + 1)
         }
         let ranges = search.circle.map { GeohashCover.circle(center: $0.center, radiusMeters: $0.radius) } ?? search.box.map(GeohashCover.box)
         return statement(ranges: ranges, limit: page.limit + 1)
     }
 
     /// One statement: candidates in `ranges` (all listings when nil) that satisfy everything, after the cursor.
-    private func statement(ranges: [GeohashRange]?, limit: Int, band: (Double?, Double)? = nil) -> (sql: String, arguments: StatementArguments)? {
+    private func statement(ranges: [GeohashRange]?, limit: Int) -> (sql: String, arguments: StatementArguments)? {
         var conditions: [String] = []
         var arguments: [String: (any DatabaseValueConvertible)?] = [:]
         var columns = "c.id, c.created_at"
@@ -176,11 +199,7 @@ struct SQLiteClassSearch {
             conditions.append("distance <= :radius")
             arguments["centerLat"] = circle.center.lat
             arguments["centerLon"] = circle.center.lon
-            arguments["radius"] = min(circle.radius, band?.1 ?? circle.radius)
-            if let inner = band?.0 {
-                conditions.append("distance > :inner")
-                arguments["inner"] = inner
-            }
+            arguments["radius"] = circle.radius
         }
         if let keyword = search.keyword {
             arguments["match"] = keyword.ftsMatchExpression
@@ -213,10 +232,11 @@ struct SQLiteClassSearch {
             arguments["afterValue"] = value.databaseValue
             arguments["afterId"] = id
         }
+        arguments["limit"] = limit
         let sql = """
             SELECT \(columns) FROM classes c \(indexHint) \(join)
             WHERE c.deleted_at IS NULL AND \(conditions.isEmpty ? "1" : conditions.joined(separator: " AND "))
-            ORDER BY \(orderBy) LIMIT \(limit)
+            ORDER BY \(orderBy) LIMIT :limit
             """
         return (sql, StatementArguments(arguments))
     }
