@@ -25,3 +25,11 @@ FROM alert_cells c JOIN alerts a ON a.id = c.alert_id;
 CREATE INDEX alert_index_by_alert ON alert_index(alert_id);
 
 DROP TABLE alert_cells;
+
+-- Classes whose alert notifications are still to be produced: a transactional outbox. A row is written in the
+-- transaction that creates or reopens the class and removed in the one that stores its notifications, so a
+-- crash in between delays notifications but never loses them, and a class's writer never waits for the fan-out.
+CREATE TABLE alert_outbox (
+    class_id  TEXT PRIMARY KEY REFERENCES classes(id),
+    queued_at INTEGER NOT NULL
+) STRICT;

@@ -2,9 +2,10 @@ import Foundation
 
 /// Stores class listings and favourites. Implementations are named after their backend.
 public protocol ClassRepository: Sendable {
-    /// Stores a new listing and, in the same transaction, one notification for each alert of another user that it
-    /// satisfies; throws a validation error on `imageIds` when an image is missing or not the writer's.
-    func create(_ listing: ClassListing) async throws -> CreatedClass
+    /// Stores a new listing and, in the same transaction, queues it for alert fan-out
+    /// (``AlertRepository/fanOut(limit:at:)``); throws a validation error on `imageIds` when an image is missing
+    /// or not the writer's. Returns the listing as its writer sees it.
+    func create(_ listing: ClassListing) async throws -> ClassView
     /// The listing as `viewerId` sees it; nil when it does not exist or was deleted.
     func view(id: String, viewerId: String?) async throws -> ClassView?
     /// Reads, changes and stores a listing in one transaction. Throws ``DomainError/notFound(_:)`` when missing
@@ -21,18 +22,4 @@ public protocol ClassRepository: Sendable {
     func search(_ search: ClassSearch, viewerId: String?, page: PageRequest) async throws -> Page<ClassView>
     /// The listings written by `writerId`, newest first, as `viewerId` sees them.
     func classes(writtenBy writerId: String, viewerId: String?, page: PageRequest) async throws -> Page<ClassView>
-}
-
-/// A listing just created, with the alert notifications its creation produced.
-public struct CreatedClass: Sendable, Hashable {
-    /// The listing as its writer sees it.
-    public let view: ClassView
-    /// One notification per alert of another user that the listing satisfies.
-    public let notifications: [AlertNotification]
-
-    /// Creates the value.
-    public init(view: ClassView, notifications: [AlertNotification]) {
-        self.view = view
-        self.notifications = notifications
-    }
 }

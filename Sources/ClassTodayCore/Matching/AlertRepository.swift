@@ -26,6 +26,20 @@ public struct AlertNotification: Sendable, Hashable {
     }
 }
 
+/// What one ``AlertRepository/fanOut(limit:at:)`` call did.
+public struct AlertFanOutBatch: Sendable, Hashable {
+    /// How many queued classes were taken off the queue.
+    public let classCount: Int
+    /// The notifications produced, to push to their owners.
+    public let notifications: [AlertNotification]
+
+    /// Creates the value.
+    public init(classCount: Int, notifications: [AlertNotification]) {
+        self.classCount = classCount
+        self.notifications = notifications
+    }
+}
+
 /// Stores alerts (saved searches), their cell index, and notifications. Implementations are named after their backend.
 public protocol AlertRepository: Sendable {
     /// Stores an alert and the cells its circle covers.
@@ -34,9 +48,12 @@ public protocol AlertRepository: Sendable {
     func alerts(of userId: String, page: PageRequest) async throws -> Page<Alert>
     /// Deletes an alert of `userId`; 404 when missing, 403 when someone else's.
     func delete(id: String, by userId: String) async throws
-    /// Records one notification for each alert of another user that `listing` satisfies, finding candidate alerts
-    /// through the cell index (never a scan of every alert); returns the notifications.
-    func notify(about listing: ClassListing, at date: Date) async throws -> [AlertNotification]
+    /// Queues a class that became open again for alert fan-out (new classes are queued by their creation).
+    func enqueue(classId: String, at date: Date) async throws
+    /// Produces the notifications of up to `limit` queued classes, oldest first: for each, one notification per
+    /// alert of another user that the class satisfies (candidates found through the cell index, never a scan of
+    /// every alert), stored in the transaction that takes the class off the queue.
+    func fanOut(limit: Int, at date: Date) async throws -> AlertFanOutBatch
     /// The notifications of `userId`, newest first.
     func notifications(of userId: String, page: PageRequest) async throws -> Page<AlertNotification>
     /// Marks notifications of `userId` read (ids of others are ignored); returns how many changed.

@@ -90,7 +90,8 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger? 
 public func buildApplication(_ environment: ServerEnvironment, logger: Logger) -> some ApplicationProtocol {
     let configuration = environment.configuration
     let hub = ChatHub(bus: InProcessChatBus(), chats: environment.chats, logger: logger)
-    let router = buildRouter(environment, hub: hub, logger: logger)
+    let fanOut = AlertFanOut(alerts: environment.alerts, hub: hub, logger: logger)
+    let router = buildRouter(environment, hub: hub, fanOut: fanOut, logger: logger)
     return Application(
         router: router,
         server: .http1WebSocketUpgrade(
@@ -99,6 +100,7 @@ public func buildApplication(_ environment: ServerEnvironment, logger: Logger) -
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "classtoday", backlog: 4096),
         services: [
             hub,
+            fanOut,
             PeriodicJob(name: "clean-up", interval: configuration.cleanupInterval, logger: logger) {
                 try await environment.cleanUp()
             },
@@ -107,7 +109,7 @@ public func buildApplication(_ environment: ServerEnvironment, logger: Logger) -
 }
 
 /// The router with every route and middleware.
-func buildRouter(_ environment: ServerEnvironment, hub: ChatHub, logger: Logger) -> Router<AppRequestContext> {
+func buildRouter(_ environment: ServerEnvironment, hub: ChatHub, fanOut: AlertFanOut, logger: Logger) -> Router<AppRequestContext> {
     let configuration = environment.configuration
     let routes = RouteTable()
     let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
@@ -127,8 +129,7 @@ func buildRouter(_ environment: ServerEnvironment, hub: ChatHub, logger: Logger)
         users: environment.users, sessions: environment.sessions, imageRecords: environment.imageRecords,
         hasher: PasswordHasher(cost: configuration.bcryptCost), tokenLifetime: configuration.tokenLifetime
     ).addRoutes(to: api)
-    let notifier = AlertNotifier(alerts: environment.alerts, hub: hub, logger: logger)
-    ClassesController(classes: environment.classes, notifier: notifier).addRoutes(to: api)
+    ClassesController(classes: environment.classes, fanOut: fanOut).addRoutes(to: api)
     RecommendationsController(classes: environment.classes).addRoutes(to: api)
     AlertsController(alerts: environment.alerts).addRoutes(to: api)
     ImagesController(
@@ -136,7 +137,7 @@ func buildRouter(_ environment: ServerEnvironment, hub: ChatHub, logger: Logger)
         upload: ImageUpload(limit: configuration.maxImageBytes, spoolFolder: (configuration.imagesDirectory as NSString).appendingPathComponent("tmp"))
     ).addRoutes(to: api)
     ChatController(hub: hub, logger: logger).addRoutes(to: api)
-    MatchesController(matches: environment.matches, classes: environment.classes, hub: hub, notifier: notifier).addRoutes(to: api)
+    MatchesController(matches: environment.matches, classes: environment.classes, hub: hub, fanOut: fanOut).addRoutes(to: api)
 
     routes.install(router.routes.map { (path: $0.path.description, method: $0.method) })
     return router

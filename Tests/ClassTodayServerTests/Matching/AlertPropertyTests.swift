@@ -47,12 +47,17 @@ struct AlertPropertyTests {
                 keywordLocation: nil, price: [nil, 20_000, 50_000].randomElement(using: &random)!, priceUnit: .perHour,
                 subjects: [[.math], [.hobby], []].randomElement(using: &random)!, targets: [], capacity: 1, status: .open, imageIds: [],
                 writerId: users.randomElement(using: &random)!, favoriteCount: 0, createdAt: now, updatedAt: now)
-            let fired = Set(try await environment.classes.create(listing).notifications.map(\.alertId))
+            _ = try await environment.classes.create(listing)
+            let batch = try await environment.alerts.fanOut(limit: 10, at: now)
+            #expect(batch.classCount == 1 && batch.notifications.allSatisfy { $0.classId == listing.id })
+            let fired = Set(batch.notifications.map(\.alertId))
             let expected = Set(alerts.filter { $0.userId != listing.writerId && $0.matches(listing) }.map(\.id))
             #expect(fired == expected, "class \(index): missing \(expected.subtracting(fired).count), extra \(fired.subtracting(expected).count)")
             #expect(!alerts.filter { fired.contains($0.id) }.contains { $0.userId == listing.writerId }, "never the writer's own alert")
             notified += fired.count
         }
         #expect(notified > 50, "the random cases should fire alerts")
+        let drained = try await environment.alerts.fanOut(limit: 10, at: Date())
+        #expect(drained.classCount == 0 && drained.notifications.isEmpty, "a class is fanned out once")
     }
 }

@@ -61,7 +61,7 @@ struct SearchPropertyTests {
                     capacity: 1, status: [.open, .open, .open, .closed, .matched].randomElement(using: &random)!, imageIds: [],
                     writerId: writers.randomElement(using: &random)!, favoriteCount: 0,
                     createdAt: start.addingTimeInterval(Double(index % 50)), updatedAt: start)
-                created.append(try await repository.create(listing).view.listing)
+                created.append(try await repository.create(listing).listing)
             }
             listings = created
         }

@@ -6,7 +6,7 @@ import Hummingbird
 /// Class listings: create, read, change, close, delete; favourites; a user's listings; categories.
 struct ClassesController {
     let classes: any ClassRepository
-    let notifier: AlertNotifier
+    let fanOut: AlertFanOut
 
     /// Adds the listing routes to the `/v1` group.
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
@@ -33,9 +33,8 @@ struct ClassesController {
             place: nil, location: nil, keywordLocation: nil, price: nil, priceUnit: .perHour, subjects: [], targets: [],
             capacity: 1, status: .open, imageIds: [], writerId: caller.userId, favoriteCount: 0, createdAt: now, updatedAt: now)
         draft.apply(to: &listing)
-        let created = try await classes.create(listing)
-        await notifier.push(created.notifications)
-        let view = created.view
+        let view = try await classes.create(listing)
+        fanOut.classQueued()
         return EditedResponse(status: .created, headers: [.location: "/v1/classes/\(view.listing.id)"],
                               response: ClassResponse(view: view))
     }
@@ -76,7 +75,7 @@ struct ClassesController {
         let wasOpen = try await classes.view(id: id, viewerId: caller.userId)?.listing.status == .open
         let view = try await classes.update(id: id, by: caller.userId) { $0.status = status }
         if !wasOpen, view.listing.status == .open {
-            await notifier.classReopened(view.listing)
+            await fanOut.classReopened(view.listing.id)
         }
         return ClassResponse(view: view)
     }

@@ -4,31 +4,6 @@ import HTTPTypes
 import Hummingbird
 import Logging
 
-/// Tells alert owners about classes that satisfy their alerts: pushes the notifications over the chat hub, and
-/// stores them first when a class becomes open again.
-struct AlertNotifier: Sendable {
-    let alerts: any AlertRepository
-    let hub: ChatHub
-    let logger: Logger
-
-    /// Notifies every other user whose alert a reopened `listing` satisfies. A failure is logged: the class
-    /// itself is saved. (New classes get their notifications in their creation's transaction.)
-    func classReopened(_ listing: ClassListing) async {
-        do {
-            await push(try await alerts.notify(about: listing, at: Date()))
-        } catch {
-            logger.error("alert matching failed", metadata: ["class_id": "\(listing.id)", "error": "\(String(reflecting: error))"])
-        }
-    }
-
-    /// Pushes stored notifications to their owners' connections.
-    func push(_ notifications: [AlertNotification]) async {
-        for notification in notifications {
-            await hub.notify(userId: notification.userId, json: NotificationResponse(notification: notification).apiJSONText)
-        }
-    }
-}
-
 /// Alerts (saved searches) and notifications.
 struct AlertsController {
     let alerts: any AlertRepository

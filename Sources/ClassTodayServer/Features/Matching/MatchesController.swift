@@ -8,7 +8,7 @@ struct MatchesController {
     let matches: any MatchRepository
     let classes: any ClassRepository
     let hub: ChatHub
-    let notifier: AlertNotifier
+    let fanOut: AlertFanOut
 
     /// Adds the matching routes to the `/v1` group.
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
@@ -39,8 +39,8 @@ struct MatchesController {
         let caller = try context.requireCaller()
         let step = try await matches.apply(action, matchId: try context.parameters.require("id"), by: caller.userId, at: Date())
         await announce(step)
-        if step.reopenedClass, let listing = try await classes.view(id: step.match.classId, viewerId: nil)?.listing {
-            await notifier.classReopened(listing)
+        if step.reopenedClass {
+            await fanOut.classReopened(step.match.classId)
         }
         return MatchResponse(match: step.match)
     }

@@ -50,12 +50,35 @@ public struct SQLiteAlertRepository: AlertRepository {
         }
     }
 
-    public func notify(about listing: ClassListing, at date: Date) async throws -> [AlertNotification] {
-        guard listing.location != nil, listing.status == .open else { return [] }
-        return try await writer.write { db in try Self.notify(about: listing, at: date, db) }
+    public func enqueue(classId: String, at date: Date) async throws {
+        try await writer.write { db in try Self.enqueue(classId: classId, at: date, db) }
     }
 
-    /// Records the notifications of `listing` inside the caller's transaction (class creation, reopening).
+    /// Queues a class for fan-out inside the caller's transaction (its creation); a class already queued stays once.
+    static func enqueue(classId: String, at date: Date, _ db: Database) throws {
+        try db.cachedStatement(sql: "INSERT OR IGNORE INTO alert_outbox (class_id, queued_at) VALUES (?, ?)")
+            .execute(arguments: [classId, date.millisecondsSince1970])
+    }
+
+    public func fanOut(limit: Int, at date: Date) async throws -> AlertFanOutBatch {
+        try await writer.write { db in
+            let queued = try String.fetchAll(db, sql: "SELECT class_id FROM alert_outbox ORDER BY queued_at, class_id LIMIT ?",
+                                             arguments: [limit])
+            guard !queued.isEmpty else { return AlertFanOutBatch(classCount: 0, notifications: []) }
+            let views = try ClassViewQuery.fetchAll(db, viewerId: nil, where: "c.id IN (SELECT value FROM json_each(?))",
+                                                    arguments: [StoredList.encodeStrings(queued)])
+            var notifications: [AlertNotification] = []
+            for view in views {
+                notifications += try Self.notify(about: view.listing, at: date, db)
+            }
+            try db.execute(sql: "DELETE FROM alert_outbox WHERE class_id IN (SELECT value FROM json_each(?))",
+                           arguments: [StoredList.encodeStrings(queued)])
+            return AlertFanOutBatch(classCount: queued.count, notifications: notifications)
+        }
+    }
+
+    /// Records the notifications of `listing` inside the caller's transaction (a fan-out batch); none unless it is
+    /// open and has a location.
     ///
     /// Candidates come from the cell index (the listing's cell and the coarser cells containing it), whose rows
     /// carry every field matching reads; every condition of ``Alert/matches(_:)`` but the keyword runs in the same

@@ -11,13 +11,13 @@ public struct SQLiteClassRepository: ClassRepository {
         self.writer = store.writer
     }
 
-    public func create(_ listing: ClassListing) async throws -> CreatedClass {
+    public func create(_ listing: ClassListing) async throws -> ClassView {
         try await writer.write { db in
             try Self.checkImages(listing.imageIds, ownedBy: listing.writerId, db)
             try Self.insertRow(listing, db)
             try Self.replaceImages(of: listing.id, with: listing.imageIds, db)
-            let notifications = try SQLiteAlertRepository.notify(about: listing, at: listing.createdAt, db)
-            return CreatedClass(view: try Self.fetchView(id: listing.id, viewerId: listing.writerId, db), notifications: notifications)
+            try SQLiteAlertRepository.enqueue(classId: listing.id, at: listing.createdAt, db)
+            return try Self.fetchView(id: listing.id, viewerId: listing.writerId, db)
         }
     }
 
