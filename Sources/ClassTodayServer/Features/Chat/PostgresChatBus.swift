@@ -1,0 +1,193 @@
+import ClassTodayCore
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+import ServiceLifecycle
+
+/// The chat bus of several nodes sharing one PostgreSQL: events are published with `pg_notify` on one channel
+/// and every node's listener connection hears them.
+///
+/// - Local subscribers get an event at once, without the round trip; a node ignores its own notifications.
+/// - A payload over ``inlineLimit`` bytes (a long message) travels as a reference, and receiving nodes read the
+///   message from the database.
+/// - When the listener connection drops, the node reconnects with backoff and, once listening again, replays
+///   every message stored since shortly before the drop. Sessions deliver each seq once, so the replay
+///   only fills what was missed; clients can also `sync` at any time.
+public final class PostgresChatBus: ChatBus, Service {
+    /// The notification channel.
+    static let channel = "classtoday_chat"
+    /// The largest payload sent inline (PostgreSQL refuses payloads of 8,000 bytes or more).
+    static let inlineLimit = 7_000
+    /// How far before a listener drop the replay starts, against clock differences between nodes.
+    static let replayMargin: TimeInterval = 5
+
+    private let store: PostgresStore
+    private let local = InProcessChatBus()
+    private let nodeId = UUID().uuidString
+    private let logger: Logger
+
+    /// A bus over `store`'s server; ``run()`` must run (as a service) for other nodes' events to arrive.
+    public init(store: PostgresStore, logger: Logger) {
+        self.store = store
+        self.logger = logger
+    }
+
+    public func subscribe() -> AsyncStream<ChatEvent> {
+        local.subscribe()
+    }
+
+    public func publish(_ event: ChatEvent) async {
+        await local.publish(event)
+        do {
+            var payload = try Self.encode(Envelope(node: nodeId, event: WireEvent(event)))
+            if payload.utf8.count > Self.inlineLimit, case .message(let message, let recipients) = event {
+                let reference = WireEvent.messageReference(roomId: message.roomId, seq: message.seq, recipients: recipients)
+                payload = try Self.encode(Envelope(node: nodeId, event: reference))
+            }
+            try await store.client.query("SELECT pg_notify(\(Self.channel), \(payload))", logger: logger)
+        } catch {
+            // Other nodes miss the live event; the message itself is stored and their clients get it by `sync`.
+            logger.error("publishing a chat event to other nodes failed", metadata: ["error": "\(String(reflecting: error))"])
+        }
+    }
+
+    /// Listens until graceful shutdown, reconnecting after failures and replaying what a drop may have missed.
+    public func run() async throws {
+        var droppedAt: Date?
+        var backoff = Duration.milliseconds(100)
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                let connection = try await PostgresConnection.connect(
+                    configuration: store.connectionConfiguration, id: 0, logger: logger)
+                try await withGracefulShutdownHandler {
+                    try await connection.listen(on: Self.channel) { notifications in
+                        if let since = droppedAt {
+                            try await self.replayMessages(since: since.addingTimeInterval(-Self.replayMargin))
+                            droppedAt = nil
+                        }
+                        backoff = .milliseconds(100)
+                        for try await notification in notifications {
+                            await self.receive(notification.payload)
+                        }
+                    }
+                } onGracefulShutdown: {
+                    // Ends the notification sequence, and with it the loop.
+                    let closing: EventLoopFuture<Void> = connection.close()
+                    closing.whenComplete { _ in }
+                }
+                try? await connection.close()
+            } catch {
+                if Task.isCancelled || Task.isShuttingDownGracefully { break }
+                droppedAt = droppedAt ?? Date()
+                logger.warning("chat bus listener lost; reconnecting", metadata: ["error": "\(String(reflecting: error))"])
+                try? await Task.sleep(for: backoff)
+                backoff = min(backoff * 2, .seconds(5))
+            }
+        }
+    }
+
+    /// Delivers another node's event to local subscribers.
+    private func receive(_ payload: String) async {
+        do {
+            let envelope = try JSONDecoder().decode(Envelope.self, from: Data(payload.utf8))
+            guard envelope.node != nodeId else { return }
+            if case .messageReference(let roomId, let seq, let recipients) = envelope.event {
+                for message in try await messages(where: "m.room_id = \(roomId) AND m.seq = \(seq)") {
+                    await local.publish(.message(message.message, recipients: recipients))
+                }
+            } else if let event = envelope.event.chatEvent {
+                await local.publish(event)
+            }
+        } catch {
+            logger.error("a chat event from another node could not be read", metadata: ["error": "\(String(reflecting: error))"])
+        }
+    }
+
+    /// Publishes locally every message stored since `date`, in room and seq order.
+    private func replayMessages(since date: Date) async throws {
+        let replayed = try await messages(where: "m.sent_at >= \(date.millisecondsSince1970)")
+        for entry in replayed {
+            await local.publish(.message(entry.message, recipients: entry.recipients))
+        }
+        logger.info("chat bus listener back; replayed messages", metadata: ["count": "\(replayed.count)"])
+    }
+
+    /// Stored messages matching `condition` (on `chat_messages m`), with their rooms' members.
+    private func messages(where condition: PostgresQuery) async throws -> [(message: ChatMessage, recipients: [String])] {
+        let query = PostgresQuery(unsafeSQL: """
+            SELECT m.id, m.room_id, m.seq, m.sender_id, m.kind, m.text, m.image_id, m.client_id, m.sent_at, r.seller_id, r.buyer_id
+            FROM chat_messages m JOIN chat_rooms r ON r.id = m.room_id WHERE
+            """ + " " + condition.sql + " ORDER BY m.room_id, m.seq", binds: condition.binds)
+        var result: [(ChatMessage, [String])] = []
+        let rows = try await store.client.query(query, logger: logger)
+        for try await row in rows.decode(
+            (String, String, Int64, String, String, String?, String?, String?, Int64, String, String).self) {
+            let message = ChatMessage(
+                id: row.0, roomId: row.1, seq: Int(row.2), senderId: row.3, kind: MessageKind(rawValue: row.4) ?? .text,
+                text: row.5, imageId: row.6, clientId: row.7, sentAt: Date(millisecondsSince1970: row.8))
+            result.append((message, [row.9, row.10]))
+        }
+        return result
+    }
+
+    private static func encode(_ envelope: Envelope) throws -> String {
+        String(decoding: try JSONEncoder().encode(envelope), as: UTF8.self)
+    }
+
+    /// One notification: the publishing node and its event.
+    struct Envelope: Codable {
+        let node: String
+        let event: WireEvent
+    }
+
+    /// A ``ChatEvent`` as JSON, or a reference to a stored message too long to send inline.
+    enum WireEvent: Codable {
+        case message(WireMessage, recipients: [String])
+        case messageReference(roomId: String, seq: Int, recipients: [String])
+        case read(roomId: String, userId: String, seq: Int, recipients: [String])
+        case typing(roomId: String, userId: String, recipients: [String])
+        case presence(userId: String, online: Bool, recipients: [String])
+        case notification(userId: String, json: String)
+
+        init(_ event: ChatEvent) {
+            switch event {
+            case .message(let message, let recipients): self = .message(WireMessage(message), recipients: recipients)
+            case .read(let roomId, let userId, let seq, let recipients): self = .read(roomId: roomId, userId: userId, seq: seq, recipients: recipients)
+            case .typing(let roomId, let userId, let recipients): self = .typing(roomId: roomId, userId: userId, recipients: recipients)
+            case .presence(let userId, let online, let recipients): self = .presence(userId: userId, online: online, recipients: recipients)
+            case .notification(let userId, let json): self = .notification(userId: userId, json: json)
+            }
+        }
+
+        /// The event, or nil for a reference (which needs the database).
+        var chatEvent: ChatEvent? {
+            switch self {
+            case .message(let message, let recipients): .message(message.message, recipients: recipients)
+            case .messageReference: nil
+            case .read(let roomId, let userId, let seq, let recipients): .read(roomId: roomId, userId: userId, seq: seq, recipients: recipients)
+            case .typing(let roomId, let userId, let recipients): .typing(roomId: roomId, userId: userId, recipients: recipients)
+            case .presence(let userId, let online, let recipients): .presence(userId: userId, online: online, recipients: recipients)
+            case .notification(let userId, let json): .notification(userId: userId, json: json)
+            }
+        }
+    }
+
+    /// A ``ChatMessage`` as JSON (dates in milliseconds).
+    struct WireMessage: Codable {
+        let id, roomId, senderId, kind: String
+        let seq: Int
+        let text, imageId, clientId: String?
+        let sentAt: Int64
+
+        init(_ message: ChatMessage) {
+            (id, roomId, senderId, kind, seq) = (message.id, message.roomId, message.senderId, message.kind.rawValue, message.seq)
+            (text, imageId, clientId, sentAt) = (message.text, message.imageId, message.clientId, message.sentAt.millisecondsSince1970)
+        }
+
+        var message: ChatMessage {
+            ChatMessage(id: id, roomId: roomId, seq: seq, senderId: senderId, kind: MessageKind(rawValue: kind) ?? .text,
+                        text: text, imageId: imageId, clientId: clientId, sentAt: Date(millisecondsSince1970: sentAt))
+        }
+    }
+}

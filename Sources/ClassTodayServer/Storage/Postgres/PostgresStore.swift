@@ -1,0 +1,121 @@
+import Foundation
+import Logging
+import NIOSSL
+import PostgresNIO
+
+/// A PostgreSQL database shared by several server nodes: a `PostgresClient` connection pool running in the
+/// background from ``open(url:logger:)`` until ``close()``.
+public final class PostgresStore: Sendable {
+    /// The pool every repository queries through.
+    public let client: PostgresClient
+    /// How to open a connection of one's own (the chat bus's listener), to the same server as the pool.
+    let connectionConfiguration: PostgresConnection.Configuration
+    private let running: Task<Void, Never>
+
+    private init(endpoint: Endpoint, logger: Logger) throws {
+        var configuration = PostgresClient.Configuration(
+            host: endpoint.host, port: endpoint.port, username: endpoint.user, password: endpoint.password,
+            database: endpoint.database, tls: try endpoint.clientTLS())
+        configuration.options.maximumConnections = 40
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        self.connectionConfiguration = PostgresConnection.Configuration(
+            host: endpoint.host, port: endpoint.port, username: endpoint.user, password: endpoint.password,
+            database: endpoint.database, tls: try endpoint.connectionTLS())
+        self.running = Task { await client.run() }
+    }
+
+    /// Starts a pool for a `postgres://user:password@host:port/database[?sslmode=disable|prefer|require]` URL;
+    /// throws ``ConfigurationError`` naming `databaseUrl` when the URL is malformed.
+    public static func open(url: String, logger: Logger) throws -> PostgresStore {
+        try PostgresStore(endpoint: try Endpoint(url: url), logger: logger)
+    }
+
+    /// Stops the pool; queries afterwards fail.
+    public func close() {
+        running.cancel()
+    }
+
+    /// The parts of a connection URL.
+    struct Endpoint: Equatable {
+        var host: String
+        var port: Int
+        var user: String
+        var password: String?
+        var database: String?
+        /// `disable`, `prefer` (the default) or `require`.
+        var sslMode: String
+
+        /// Parses `postgres://` and `postgresql://` URLs.
+        init(url: String) throws {
+            func invalid(_ reason: String) -> ConfigurationError { .invalid(key: "databaseUrl", reason: reason) }
+            guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? ""),
+                  let host = components.host, !host.isEmpty
+            else { throw invalid("must look like postgres://user:password@host:port/database") }
+            guard let user = components.user, !user.isEmpty else { throw invalid("names no user") }
+            self.host = host
+            self.port = components.port ?? 5432
+            self.user = user
+            self.password = components.password
+            self.database = components.path.split(separator: "/").first.map(String.init)
+            self.sslMode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
+            guard ["disable", "prefer", "require"].contains(sslMode) else { throw invalid("sslmode must be disable, prefer or require") }
+        }
+
+        func clientTLS() throws -> PostgresClient.Configuration.TLS {
+            switch sslMode {
+            case "disable": .disable
+            case "require": .require(.makeClientConfiguration())
+            default: .prefer(.makeClientConfiguration())
+            }
+        }
+
+        func connectionTLS() throws -> PostgresConnection.Configuration.TLS {
+            switch sslMode {
+            case "disable": .disable
+            case "require": .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            default: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            }
+        }
+    }
+
+    /// Applies pending migrations, one transaction per file, and returns the ones applied. A transaction-scoped
+    /// advisory lock makes nodes starting together apply each file once.
+    @discardableResult
+    public func migrate(_ migrations: [Migration], logger: Logger) async throws -> [Migration] {
+        try await client.query("""
+            CREATE TABLE IF NOT EXISTS schema_migrations (
+                version text PRIMARY KEY, name text NOT NULL, checksum text NOT NULL, applied_at bigint NOT NULL)
+            """, logger: logger)
+        var applied: [AppliedMigration] = []
+        for try await (version, checksum) in try await client.query("SELECT version, checksum FROM schema_migrations", logger: logger)
+            .decode((String, String).self) {
+            applied.append(AppliedMigration(version: version, checksum: checksum))
+        }
+        let pending = try MigrationPlan.pending(files: migrations, applied: applied)
+        for migration in pending {
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLock))", logger: logger)
+                let done = try await connection.query(
+                    "SELECT 1 FROM schema_migrations WHERE version = \(migration.version)", logger: logger
+                ).collect().isEmpty == false
+                guard !done else { return }
+                _ = try await connection.simpleQuery(migration.sql).get()
+                try await connection.query("""
+                    INSERT INTO schema_migrations (version, name, checksum, applied_at)
+                    VALUES (\(migration.version), \(migration.name), \(migration.checksum), \(Date().millisecondsSince1970))
+                    """, logger: logger)
+            }
+            logger.info("applied migration", metadata: ["version": "\(migration.version)", "name": "\(migration.name)"])
+        }
+        return pending
+    }
+
+    /// Whether the database answers a trivial query.
+    public func isHealthy() async -> Bool {
+        (try? await client.query("SELECT 1").collect().count) == 1
+    }
+
+    /// The advisory lock key migrations hold ("ctmigr" in ASCII).
+    private static let migrationLock: Int64 = 0x6374_6D69_6772
+}

@@ -1,0 +1,29 @@
+import Foundation
+
+/// Fresh PostgreSQL databases for tests, when `CLASSTODAY_TEST_DATABASE_URL` names a server (CI starts a throwaway
+/// one with `scripts/throwaway-postgres`). Each call creates a new empty database on that server with `psql`, so
+/// tests never see each other's rows; the throwaway cluster is deleted as a whole afterwards.
+enum PostgresTestDatabase {
+    /// The administrative URL tests were given, or nil: then tests run on SQLite only.
+    static var serverURL: String? {
+        ProcessInfo.processInfo.environment["CLASSTODAY_TEST_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The URL of a new empty database on ``serverURL`` (`sslmode=disable`: the server is on loopback), or nil
+    /// when no server is configured.
+    static func freshURL() throws -> String? {
+        guard let serverURL, var components = URLComponents(string: serverURL) else { return nil }
+        let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let psql = Process()
+        psql.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        psql.arguments = ["psql", serverURL, "-q", "-v", "ON_ERROR_STOP=1", "-c", "CREATE DATABASE \(name)"]
+        try psql.run()
+        psql.waitUntilExit()
+        guard psql.terminationStatus == 0 else {
+            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "psql could not create a test database"])
+        }
+        components.path = "/" + name
+        components.queryItems = [URLQueryItem(name: "sslmode", value: "disable")]
+        return components.string
+    }
+}
