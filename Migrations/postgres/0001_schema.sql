@@ -233,3 +233,15 @@ CREATE TABLE alert_outbox (
     class_id  text PRIMARY KEY REFERENCES classes(id),
     queued_at bigint NOT NULL
 );
+
+-- Chat presence over all nodes: open connections per (user, node). Each node refreshes seen_at of its rows
+-- while it runs; rows of a node that stopped without cleaning up are ignored once stale and then removed.
+CREATE TABLE chat_presence (
+    user_id     text NOT NULL,
+    node_id     text NOT NULL,
+    connections bigint NOT NULL,
+    seen_at     bigint NOT NULL,
+    PRIMARY KEY (user_id, node_id)
+);
+
+CREATE INDEX chat_presence_by_node ON chat_presence(node_id);

@@ -22,7 +22,7 @@ struct ChatTests {
     }
 
     static func withScene(_ body: @Sendable (Scene) async throws -> Void) async throws {
-        let configuration = TestServer.configuration()
+        let configuration = try TestServer.configuration()
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
         let app = try await buildApplication(configuration, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
         try await app.test(.live) { client in

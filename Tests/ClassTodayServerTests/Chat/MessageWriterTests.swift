@@ -38,7 +38,7 @@ struct MessageWriterTests {
 
     @Test("concurrent sends into several rooms are stored in few transactions, each room's seqs gap-free, duplicates once")
     func batching() async throws {
-        let configuration = TestServer.configuration { $0.durableCommits = true }
+        let configuration = try TestServer.configuration { $0.durableCommits = true }
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
         let environment = try await ServerEnvironment.open(configuration, logger: Logger(label: "test"))
         let seller = try await environment.users.create(NewUser(email: "s@example.com", passwordHash: "x", nickname: "s"), at: Date())

@@ -140,7 +140,7 @@ struct ImagesTests {
 
     @Test("the same bytes uploaded twice are stored once")
     func deduplication() async throws {
-        let configuration = TestServer.configuration()
+        let configuration = try TestServer.configuration()
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
         let environment = try await ServerEnvironment.open(configuration, logger: Logger(label: "test"))
         let app = buildApplication(environment, logger: Logger(label: "test"))
@@ -159,7 +159,7 @@ struct ImagesTests {
 
     @Test("only the uploader deletes an image; the file goes when no record names it")
     func deletion() async throws {
-        let configuration = TestServer.configuration()
+        let configuration = try TestServer.configuration()
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
         let environment = try await ServerEnvironment.open(configuration, logger: Logger(label: "test"))
         try await buildApplication(environment, logger: Logger(label: "test")).test(.router) { client in
@@ -206,7 +206,7 @@ struct ImagesTests {
 
     @Test("garbage collection removes unattached uploads after the grace period and images no longer referenced")
     func garbageCollection() async throws {
-        let configuration = TestServer.configuration { $0.unattachedImageGrace = .seconds(3600) }
+        let configuration = try TestServer.configuration { $0.unattachedImageGrace = .seconds(3600) }
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
         let environment = try await ServerEnvironment.open(configuration, logger: Logger(label: "test"))
         try await buildApplication(environment, logger: Logger(label: "test")).test(.router) { client in

@@ -9,7 +9,7 @@ import Testing
 struct AlertPropertyTests {
     @Test("for random alerts and classes, the cell index notifies exactly the alerts a full check selects")
     func againstBruteForce() async throws {
-        let configuration = TestServer.configuration()
+        let configuration = try TestServer.configuration()
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
         let environment = try await ServerEnvironment.open(configuration, logger: Logger(label: "test"))
         var random = SeededRandom(seed: 42)

@@ -197,7 +197,7 @@ struct MatchingTests {
 
     @Test("alerts: a matching class notifies the alert owner (stored and pushed), never for the owner's own class")
     func alerts() async throws {
-        let configuration = TestServer.configuration()
+        let configuration = try TestServer.configuration()
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
         let app = try await buildApplication(configuration, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
         try await app.test(.live) { client in

@@ -13,7 +13,7 @@ struct GracefulShutdownTests {
     @Test("shutting down lets an in-flight request finish before the server stops")
     func drainsInFlightRequests() async throws {
         // A high bcrypt cost makes signup take long enough to still be running when shutdown begins.
-        let configuration = TestServer.configuration { $0.bcryptCost = 13 }
+        let configuration = try TestServer.configuration { $0.bcryptCost = 13 }
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
         let app = try await buildApplication(configuration, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
         let inFlight = Mutex<Task<TestClient.Response, any Error>?>(nil)

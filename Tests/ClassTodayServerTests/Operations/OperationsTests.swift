@@ -33,7 +33,7 @@ struct OperationsTests {
 
     @Test("the OpenAPI document describes every route that exists, and nothing else")
     func openAPICoversRoutes() async throws {
-        let configuration = TestServer.configuration()
+        let configuration = try TestServer.configuration()
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
         let environment = try await ServerEnvironment.open(configuration, logger: Logger(label: "test"))
         let hub = ChatHub(bus: InProcessChatBus(), chats: environment.chats, logger: Logger(label: "test"))

@@ -177,7 +177,7 @@ struct SearchTests {
 
     @Test("EXPLAIN QUERY PLAN uses the geohash index or the FTS index, never a full scan of classes")
     func queryPlans() async throws {
-        let configuration = TestServer.configuration()
+        let configuration = try TestServer.configuration(sqliteOnly: true)
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
         let environment = try await ServerEnvironment.open(configuration, logger: Logger(label: "test"))
         var searches: [(String, ClassSearch)] = []

@@ -14,8 +14,13 @@ enum TestServer {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Migrations").path
 
-    /// A configuration for tests: temp folder, cheap bcrypt, generous rate limits, fast commits.
-    static func configuration(_ customize: (inout AppConfiguration) -> Void = { _ in }) -> AppConfiguration {
+    /// A configuration for tests: temp folder, cheap bcrypt, generous rate limits, fast commits. The database is the
+    /// embedded SQLite file unless `CLASSTODAY_TEST_DATABASE_URL` names a PostgreSQL server: then it is a fresh
+    /// database there (``PostgresTestDatabase``), and every test using it checks the PostgreSQL repositories.
+    /// `sqliteOnly` keeps SQLite for tests of SQLite itself (query plans, pragmas).
+    static func configuration(
+        sqliteOnly: Bool = false, _ customize: (inout AppConfiguration) -> Void = { _ in }
+    ) throws -> AppConfiguration {
         var configuration = AppConfiguration()
         configuration.dataDirectory = FileManager.default.temporaryDirectory
             .appendingPathComponent("classtoday-tests-\(UUID().uuidString)").path
@@ -26,6 +31,9 @@ enum TestServer {
         configuration.authRateLimitPerMinute = 100_000
         configuration.durableCommits = false
         configuration.logLevel = .warning
+        if !sqliteOnly {
+            configuration.databaseURL = try PostgresTestDatabase.freshURL()
+        }
         customize(&configuration)
         return configuration
     }
@@ -35,7 +43,7 @@ enum TestServer {
         configure customize: (inout AppConfiguration) -> Void = { _ in },
         _ body: @Sendable (any TestClientProtocol) async throws -> Value
     ) async throws -> Value {
-        let configuration = configuration(customize)
+        let configuration = try configuration(customize)
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
         let app = try await buildApplication(configuration, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
         return try await app.test(.router, body)

@@ -27,18 +27,26 @@ public enum ChatEvent: Sendable, Hashable {
     }
 }
 
-/// Carries chat events to every server node's hub: publish on one node, every subscriber hears it.
+/// Carries chat events to every server node's hub: publish on one node, every subscriber hears it. It also counts
+/// each user's connections over all nodes, so that presence means "connected anywhere".
 /// The in-process bus serves one node; a PostgreSQL `LISTEN/NOTIFY` bus serves several.
 public protocol ChatBus: Sendable {
     /// Sends an event to every subscriber.
     func publish(_ event: ChatEvent) async
     /// A stream of every event published from now on.
     func subscribe() -> AsyncStream<ChatEvent>
+    /// Counts a new connection of `userId`; true when the user had no other connection on any node.
+    func connectionOpened(userId: String) async -> Bool
+    /// Counts a closed connection of `userId`; true when it was the user's last one on any node.
+    func connectionClosed(userId: String) async -> Bool
+    /// Which of `userIds` have a connection on some node.
+    func online(among userIds: [String]) async -> Set<String>
 }
 
 /// The bus of a single node: events go straight to the subscribers in this process.
 public final class InProcessChatBus: ChatBus {
     private let subscribers = Mutex<[UUID: AsyncStream<ChatEvent>.Continuation]>([:])
+    private let connections = Mutex<[String: Int]>([:])
 
     /// Creates an empty bus.
     public init() {}
@@ -57,5 +65,28 @@ public final class InProcessChatBus: ChatBus {
         }
         subscribers.withLock { $0[id] = continuation }
         return stream
+    }
+
+    public func connectionOpened(userId: String) async -> Bool {
+        connections.withLock { counts in
+            counts[userId, default: 0] += 1
+            return counts[userId] == 1
+        }
+    }
+
+    public func connectionClosed(userId: String) async -> Bool {
+        connections.withLock { counts in
+            guard let count = counts[userId] else { return false }
+            if count > 1 {
+                counts[userId] = count - 1
+                return false
+            }
+            counts.removeValue(forKey: userId)
+            return true
+        }
+    }
+
+    public func online(among userIds: [String]) async -> Set<String> {
+        connections.withLock { counts in Set(userIds.filter { counts[$0] != nil }) }
     }
 }

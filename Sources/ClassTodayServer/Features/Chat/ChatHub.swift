@@ -6,7 +6,7 @@ import Synchronization
 
 /// The chat hub of one server node: it stores messages (through the group-committing ``MessageWriter``),
 /// publishes what happens on the ``ChatBus``, and delivers every bus event to the connections of its recipients
-/// on this node. Presence is tracked here: a user is online from their first connection to their last.
+/// on this node. Presence is counted by the bus: a user is online from their first connection on any node to their last.
 public final class ChatHub: Service, Sendable {
     private let bus: any ChatBus
     private let chats: any ChatRepository
@@ -80,14 +80,13 @@ public final class ChatHub: Service, Sendable {
     /// Adds a connection; the user's counterparts hear that they came online with their first connection, and
     /// the connection hears which counterparts are online.
     func register(_ session: ChatSession) async {
-        let first = sessions.withLock { sessions in
-            let first = sessions[session.userId]?.isEmpty ?? true
+        sessions.withLock { sessions in
             sessions[session.userId, default: [:]][session.id] = session
-            return first
         }
+        let first = await bus.connectionOpened(userId: session.userId)
         let counterparts = (try? await chats.counterparts(of: session.userId)) ?? []
-        let online = sessions.withLock { sessions in counterparts.filter { !(sessions[$0]?.isEmpty ?? true) } }
-        for userId in online {
+        let online = await bus.online(among: counterparts)
+        for userId in counterparts where online.contains(userId) {
             session.enqueue(.chat(.presence(userId: userId, online: true, recipients: [session.userId])))
         }
         if first, !counterparts.isEmpty {
@@ -97,14 +96,13 @@ public final class ChatHub: Service, Sendable {
 
     /// Removes a connection; with the user's last one, counterparts hear that they went offline.
     func unregister(_ session: ChatSession) async {
-        let last = sessions.withLock { sessions in
+        sessions.withLock { sessions in
             sessions[session.userId]?.removeValue(forKey: session.id)
             if sessions[session.userId]?.isEmpty == true {
                 sessions.removeValue(forKey: session.userId)
-                return true
             }
-            return false
         }
+        let last = await bus.connectionClosed(userId: session.userId)
         frameLimiter.forget(session.id.uuidString)
         if last, let counterparts = try? await chats.counterparts(of: session.userId), !counterparts.isEmpty {
             await bus.publish(.presence(userId: session.userId, online: false, recipients: counterparts))

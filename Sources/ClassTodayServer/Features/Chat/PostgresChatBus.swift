@@ -11,6 +11,8 @@ import ServiceLifecycle
 /// - Local subscribers get an event at once, without the round trip; a node ignores its own notifications.
 /// - A payload over ``inlineLimit`` bytes (a long message) travels as a reference, and receiving nodes read the
 ///   message from the database.
+/// - Presence counts connections per (user, node) in `chat_presence`; the node refreshes its rows every
+///   ``heartbeat`` and rows not refreshed for ``presenceExpiry`` (a node that died) no longer count.
 /// - When the listener connection drops, the node reconnects with backoff and, once listening again, replays
 ///   every message stored since shortly before the drop. Sessions deliver each seq once, so the replay
 ///   only fills what was missed; clients can also `sync` at any time.
@@ -21,6 +23,10 @@ public final class PostgresChatBus: ChatBus, Service {
     static let inlineLimit = 7_000
     /// How far before a listener drop the replay starts, against clock differences between nodes.
     static let replayMargin: TimeInterval = 5
+    /// How often a node refreshes its presence rows.
+    static let heartbeat = Duration.seconds(20)
+    /// How old presence rows may be and still count.
+    static let presenceExpiry: TimeInterval = 60
 
     private let store: PostgresStore
     private let local = InProcessChatBus()
@@ -52,8 +58,88 @@ public final class PostgresChatBus: ChatBus, Service {
         }
     }
 
+    public func connectionOpened(userId: String) async -> Bool {
+        let now = Date()
+        do {
+            let rows = try await store.client.query("""
+                WITH others AS (
+                    SELECT COALESCE(SUM(connections), 0) AS count FROM chat_presence
+                    WHERE user_id = \(userId) AND seen_at > \(Self.freshness(now)))
+                INSERT INTO chat_presence (user_id, node_id, connections, seen_at)
+                VALUES (\(userId), \(nodeId), 1, \(now.millisecondsSince1970))
+                ON CONFLICT (user_id, node_id) DO UPDATE SET connections = chat_presence.connections + 1, seen_at = EXCLUDED.seen_at
+                RETURNING (SELECT count FROM others)
+                """, logger: logger)
+            for try await before in rows.decode(Int64.self) { return before == 0 }
+        } catch {
+            logger.error("recording a chat connection failed", metadata: ["error": "\(String(reflecting: error))"])
+        }
+        return false
+    }
+
+    public func connectionClosed(userId: String) async -> Bool {
+        let now = Date()
+        do {
+            try await store.client.query("""
+                UPDATE chat_presence SET connections = connections - 1, seen_at = \(now.millisecondsSince1970)
+                WHERE user_id = \(userId) AND node_id = \(nodeId)
+                """, logger: logger)
+            try await store.client.query(
+                "DELETE FROM chat_presence WHERE user_id = \(userId) AND node_id = \(nodeId) AND connections <= 0", logger: logger)
+            return try await online(among: [userId], now: now).isEmpty
+        } catch {
+            logger.error("recording a closed chat connection failed", metadata: ["error": "\(String(reflecting: error))"])
+            return false
+        }
+    }
+
+    public func online(among userIds: [String]) async -> Set<String> {
+        do {
+            return try await online(among: userIds, now: Date())
+        } catch {
+            logger.error("reading chat presence failed", metadata: ["error": "\(String(reflecting: error))"])
+            return []
+        }
+    }
+
+    private func online(among userIds: [String], now: Date) async throws -> Set<String> {
+        guard !userIds.isEmpty else { return [] }
+        var online: Set<String> = []
+        let rows = try await store.client.query("""
+            SELECT DISTINCT user_id FROM chat_presence
+            WHERE user_id = ANY(\(userIds)) AND connections > 0 AND seen_at > \(Self.freshness(now))
+            """, logger: logger)
+        for try await userId in rows.decode(String.self) { online.insert(userId) }
+        return online
+    }
+
+    /// The oldest `seen_at` (milliseconds) that still counts at `now`.
+    private static func freshness(_ now: Date) -> Int64 {
+        now.addingTimeInterval(-presenceExpiry).millisecondsSince1970
+    }
+
+    /// Refreshes this node's presence rows and removes stale ones, every ``heartbeat``, until cancelled; then
+    /// removes this node's rows.
+    private func keepPresenceFresh() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: Self.heartbeat)
+            let now = Date()
+            do {
+                try await store.client.query(
+                    "UPDATE chat_presence SET seen_at = \(now.millisecondsSince1970) WHERE node_id = \(nodeId)", logger: logger)
+                try await store.client.query("DELETE FROM chat_presence WHERE seen_at <= \(Self.freshness(now))", logger: logger)
+            } catch {
+                logger.warning("refreshing chat presence failed", metadata: ["error": "\(String(reflecting: error))"])
+            }
+        }
+    }
+
     /// Listens until graceful shutdown, reconnecting after failures and replaying what a drop may have missed.
     public func run() async throws {
+        let presence = Task { await keepPresenceFresh() }
+        defer {
+            presence.cancel()
+        }
         var droppedAt: Date?
         var backoff = Duration.milliseconds(100)
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
@@ -77,6 +163,8 @@ public final class PostgresChatBus: ChatBus, Service {
                     closing.whenComplete { _ in }
                 }
                 try? await connection.close()
+                // The server ended the stream: whatever follows until the next LISTEN must be replayed.
+                if !Task.isShuttingDownGracefully { droppedAt = droppedAt ?? Date() }
             } catch {
                 if Task.isCancelled || Task.isShuttingDownGracefully { break }
                 droppedAt = droppedAt ?? Date()
@@ -85,6 +173,7 @@ public final class PostgresChatBus: ChatBus, Service {
                 backoff = min(backoff * 2, .seconds(5))
             }
         }
+        try? await store.client.query("DELETE FROM chat_presence WHERE node_id = \(nodeId)", logger: logger)
     }
 
     /// Delivers another node's event to local subscribers.

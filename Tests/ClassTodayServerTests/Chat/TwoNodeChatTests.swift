@@ -1,0 +1,102 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import Testing
+@testable import ClassTodayServer
+
+/// Two server nodes on their own loopback ports sharing one PostgreSQL database: chat crosses between them over
+/// the LISTEN/NOTIFY bus. Runs when `CLASSTODAY_TEST_DATABASE_URL` names a PostgreSQL server.
+@Suite("Chat across two nodes", .enabled(if: PostgresTestDatabase.serverURL != nil))
+struct TwoNodeChatTests {
+    /// Starts two live nodes over the same fresh database and runs `body` with a client of each.
+    static func withTwoNodes(_ body: @Sendable (any TestClientProtocol, any TestClientProtocol) async throws -> Void) async throws {
+        let first = try TestServer.configuration()
+        let second = try TestServer.configuration { $0.databaseURL = first.databaseURL }
+        defer {
+            try? FileManager.default.removeItem(atPath: first.dataDirectory)
+            try? FileManager.default.removeItem(atPath: second.dataDirectory)
+        }
+        let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        let nodeA = try await buildApplication(first, logger: logger)
+        let nodeB = try await buildApplication(second, logger: logger)
+        try await nodeA.test(.live) { a in
+            try await nodeB.test(.live) { b in
+                try await body(a, b)
+            }
+        }
+    }
+
+    @Test("a message sent on node A reaches node B; a client reconnecting to B syncs what it missed, once, in order")
+    func crossNode() async throws {
+        try await Self.withTwoNodes { a, b in
+            let seller = try await a.signup(nickname: "선생님")
+            let buyer = try await b.signup(nickname: "학생")
+            let classId = try #require(try await a.createClass(token: seller.token)["id"] as? String)
+            let room = try await b.send(.post, "/v1/chat/rooms", json: ["classId": classId], token: buyer.token)
+            let roomId = try #require(try room.jsonObject()["id"] as? String)
+
+            let sellerOnA = try await TestSocket.connect(port: try #require(a.port), token: seller.token)
+            var buyerOnB = try await TestSocket.connect(port: try #require(b.port), token: buyer.token)
+            // Presence crosses nodes too: the seller hears that the buyer came online on the other node.
+            let presence = try await sellerOnA.next(type: "presence")
+            #expect(presence["userId"] as? String == buyer.id && presence["online"] as? Bool == true)
+            sellerOnA.send(["type": "send", "roomId": roomId, "clientId": "m1", "text": "안녕하세요"])
+            #expect(try await sellerOnA.next(type: "ack")["seq"] as? Int == 1)
+            let delivered = try await buyerOnB.next(type: "message")
+            #expect((delivered["message"] as? [String: Any])?["text"] as? String == "안녕하세요")
+
+            // B answers; A hears it.
+            buyerOnB.send(["type": "send", "roomId": roomId, "clientId": "r1", "text": "네, 반갑습니다"])
+            let answer = try await sellerOnA.next(type: "message")
+            let answered = try #require(answer["message"] as? [String: Any])
+            #expect(answered["seq"] as? Int == 2 && answered["text"] as? String == "네, 반갑습니다")
+
+            // The buyer goes away; the seller keeps writing on A; the buyer comes back to B and syncs.
+            await buyerOnB.close()
+            for index in 3...7 {
+                sellerOnA.send(["type": "send", "roomId": roomId, "clientId": "m\(index)", "text": "\(index)"])
+                _ = try await sellerOnA.next(type: "ack")
+            }
+            buyerOnB = try await TestSocket.connect(port: try #require(b.port), token: buyer.token)
+            buyerOnB.send(["type": "sync", "roomId": roomId, "afterSeq": 2])
+            var seqs: [Int] = []
+            for frame in await buyerOnB.drain(for: .milliseconds(800)) where frame["type"] as? String == "message" {
+                seqs.append((frame["message"] as? [String: Any])?["seq"] as? Int ?? -1)
+            }
+            #expect(seqs == [3, 4, 5, 6, 7])
+            await buyerOnB.close()
+            await sellerOnA.close()
+        }
+    }
+
+    @Test("concurrent senders on two nodes get one gap-free sequence, duplicates stored once")
+    func concurrentSenders() async throws {
+        try await Self.withTwoNodes { a, b in
+            let seller = try await a.signup()
+            let buyer = try await b.signup()
+            let classId = try #require(try await a.createClass(token: seller.token)["id"] as? String)
+            let room = try await b.send(.post, "/v1/chat/rooms", json: ["classId": classId], token: buyer.token)
+            let roomId = try #require(try room.jsonObject()["id"] as? String)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<40 {
+                    let (client, token) = index % 2 == 0 ? (a, seller.token) : (b, buyer.token)
+                    group.addTask {
+                        // Every message is sent twice, through both nodes: stored once.
+                        for node in [client, index % 2 == 0 ? b : a] {
+                            let response = try await node.send(.post, "/v1/chat/rooms/\(roomId)/messages",
+                                                               json: ["clientId": "c\(index)", "text": "\(index)"], token: token)
+                            #expect(response.status == .created || response.status == .ok)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let history = try await a.send(.get, "/v1/chat/rooms/\(roomId)/messages?limit=100", token: seller.token).jsonObject()
+            let seqs = (history["items"] as? [[String: Any]] ?? []).compactMap { $0["seq"] as? Int }.sorted()
+            #expect(seqs == Array(1...40))
+        }
+    }
+}
