@@ -24,6 +24,14 @@ struct BenchCommand: AsyncParsableCommand {
         @Option(help: "Full-scan runs per kind.")
         var fullScanQueries = 15
 
+        @Option(help: "Query kinds to run, comma-separated: circle, keyword.", transform: { text in
+            try text.split(separator: ",").map { name in
+                guard let kind = SearchBenchmark.Kind(rawValue: String(name)) else { throw ValidationError("unknown kind \(name)") }
+                return kind
+            }
+        })
+        var kinds: [SearchBenchmark.Kind] = SearchBenchmark.Kind.allCases
+
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
@@ -34,6 +42,7 @@ struct BenchCommand: AsyncParsableCommand {
             benchOptions.classes = classes
             benchOptions.queries = queries
             benchOptions.fullScanQueries = fullScanQueries
+            benchOptions.kinds = Set(kinds)
             let bar = Console.ProgressBar("seeding")
             let benchmark = try await SearchBenchmark.prepare(benchOptions, configuration: configuration, logger: logger) { done, total in
                 bar.update(done, of: total)

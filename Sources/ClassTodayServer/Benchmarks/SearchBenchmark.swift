@@ -19,6 +19,8 @@ public struct SearchBenchmark: Sendable {
         public var limit = 20
         /// The dataset's random seed.
         public var seed: UInt64 = 2026
+        /// The query kinds to run: circles (one row per radius) and keywords (alone and with a circle).
+        public var kinds: Set<Kind> = [.circle, .keyword]
 
         /// The defaults: a million listings, 300 queries per kind.
         public init() {}
@@ -59,17 +61,29 @@ public struct SearchBenchmark: Sendable {
         let rtree: LatencySample?
     }
 
-    /// Runs every query kind and returns the report's lines.
+    /// A family of query kinds, to run part of the report.
+    public enum Kind: String, Sendable, CaseIterable {
+        /// Circles of 500 m, 2 km, 10 km and 50 km, nearest first.
+        case circle
+        /// A 2-syllable keyword by relevance, and with a 5 km circle nearest first.
+        case keyword
+    }
+
+    /// Runs the chosen query kinds and returns the report's lines.
     public func run() async throws -> [String] {
         var random = SyntheticData(seed: options.seed &+ 7)
         let centers = (0..<options.queries).map { _ in random.location().point }
         let keywords = ["수학", "영어", "요가", "토익", "기타", "코딩", "피아노", "과외"]
         var rows: [Row] = []
-        for radius in [500.0, 2_000, 10_000, 50_000] {
-            rows.append(try await circleRow(radius: radius, centers: centers))
+        if options.kinds.contains(.circle) {
+            for radius in [500.0, 2_000, 10_000, 50_000] {
+                rows.append(try await circleRow(radius: radius, centers: centers))
+            }
         }
-        rows.append(try await keywordRow(keywords: keywords, centers: nil))
-        rows.append(try await keywordRow(keywords: keywords, centers: centers))
+        if options.kinds.contains(.keyword) {
+            rows.append(try await keywordRow(keywords: keywords, centers: nil))
+            rows.append(try await keywordRow(keywords: keywords, centers: centers))
+        }
         let count = try await store.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM classes") ?? 0 }
         return report(rows, classes: count)
     }
@@ -128,7 +142,7 @@ public struct SearchBenchmark: Sendable {
             }
             indexed.record(elapsed)
             results += count
-            let match = query.keyword?.ftsMatchExpression
+            let match = query.keyword.map(ClassSearchDocument.match)
             candidates += try await store.writer.read { db in
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM class_search WHERE class_search MATCH ?", arguments: [match]) ?? 0
             }

@@ -31,8 +31,9 @@ public struct SQLiteClassRepository: ClassRepository {
             """).execute(arguments: [listing.id] + columnValues(listing) + [
                 listing.status.rawValue, listing.writerId, listing.createdAt.millisecondsSince1970,
                 listing.updatedAt.millisecondsSince1970])
-        try db.cachedStatement(sql: "INSERT INTO class_search (rowid, tokens) VALUES (?, ?)").execute(arguments: [
-            db.lastInsertedRowID, ClassSearchDocument.tokens(name: listing.name, description: listing.description)])
+        try db.cachedStatement(sql: "INSERT INTO class_search (rowid, tokens, cells) VALUES (?, ?, ?)").execute(arguments: [
+            db.lastInsertedRowID, ClassSearchDocument.tokens(name: listing.name, description: listing.description),
+            ClassSearchDocument.cells(geohash: storedGeohash(of: listing))])
     }
 
     public func view(id: String, viewerId: String?) async throws -> ClassView? {
@@ -60,7 +61,7 @@ public struct SQLiteClassRepository: ClassRepository {
                     WHERE id = ?
                     """,
                 arguments: Self.columnValues(listing) + [listing.status.rawValue, Date().millisecondsSince1970, id])
-            if listing.name != before.name || listing.description != before.description {
+            if listing.name != before.name || listing.description != before.description || listing.location != before.location {
                 try Self.indexKeywords(of: listing, db)
             }
             return try Self.fetchView(id: id, viewerId: userId, db)
@@ -144,11 +145,16 @@ public struct SQLiteClassRepository: ClassRepository {
         }
     }
 
+    /// The geohash stored for a listing's location (nil without one).
+    private static func storedGeohash(of listing: ClassListing) -> String? {
+        listing.location.map { Geohash($0, precision: Geohash.storagePrecision).string }
+    }
+
     /// The values of the columns from `type` to `capacity`, in the order of the INSERT and UPDATE statements.
     private static func columnValues(_ listing: ClassListing) -> StatementArguments {
         [listing.type.rawValue, listing.name, listing.description, StoredList.encode(listing.days),
          BitMask.of(listing.days), listing.time, listing.place, listing.location?.lat, listing.location?.lon,
-         listing.location.map { Geohash($0, precision: Geohash.storagePrecision).string },
+         storedGeohash(of: listing),
          listing.keywordLocation, listing.price, listing.priceUnit.rawValue, StoredList.encode(listing.subjects),
          BitMask.of(listing.subjects), StoredList.encode(listing.targets), BitMask.of(listing.targets),
          listing.capacity]
@@ -173,12 +179,13 @@ public struct SQLiteClassRepository: ClassRepository {
         }
     }
 
-    /// Stores the keyword-search tokens of a listing's name and description.
+    /// Stores the keyword-search tokens of a listing's name and description, and its cell tokens.
     private static func indexKeywords(of listing: ClassListing, _ db: Database) throws {
         guard let rowid = try Int64.fetchOne(db, sql: "SELECT rowid FROM classes WHERE id = ?", arguments: [listing.id]) else { return }
         try db.execute(sql: "DELETE FROM class_search WHERE rowid = ?", arguments: [rowid])
-        try db.execute(sql: "INSERT INTO class_search (rowid, tokens) VALUES (?, ?)",
-                       arguments: [rowid, ClassSearchDocument.tokens(name: listing.name, description: listing.description)])
+        try db.execute(sql: "INSERT INTO class_search (rowid, tokens, cells) VALUES (?, ?, ?)",
+                       arguments: [rowid, ClassSearchDocument.tokens(name: listing.name, description: listing.description),
+                                   ClassSearchDocument.cells(geohash: storedGeohash(of: listing))])
     }
 
     private static func replaceImages(of classId: String, with imageIds: [String], _ db: Database) throws {

@@ -75,11 +75,11 @@ struct SQLiteClassSearch {
             pending.removeFirst(settled.count)
             if final.count >= wanted { break }
             let range = GeohashRange(cell: entry.cell)
-            if try isCrowded(db, range), entry.cell.precision < Geohash.storagePrecision {
+            if try isCrowded(db, entry.cell), entry.cell.precision < Geohash.storagePrecision {
                 walk.split(entry)
                 continue
             }
-            pending += try fetchKeys(db, ranges: [range], limit: wanted - final.count, cached: true)
+            pending += try fetchKeys(db, ranges: [range], limit: wanted - final.count, cell: entry.cell)
             read.append(range)
         }
         final += pending.sorted(by: Self.nearer)
@@ -92,17 +92,27 @@ struct SQLiteClassSearch {
         return first != second ? first < second : a.id < b.id
     }
 
-    /// The most index entries a cell may hold for a nearest-first search to read it rather than split it: few
+    /// The most candidates a cell may hold for a nearest-first search to read it rather than split it: few
     /// enough that reading and sorting them is cheap, many enough that sparse regions are read in large cells.
     static let crowdedCell = 64
 
-    /// Whether the cell `range` holds more than ``crowdedCell`` listings (deleted ones included), counted on the
-    /// geohash index without reading a row.
-    private func isCrowded(_ db: Database, _ range: GeohashRange) throws -> Bool {
-        let statement = try db.cachedStatement(sql: """
-            SELECT COUNT(*) FROM (SELECT 1 FROM classes INDEXED BY classes_by_geohash WHERE geohash >= ? AND geohash < ? LIMIT ?)
-            """)
-        return try Int.fetchOne(statement, arguments: [range.lower, range.upper, Self.crowdedCell + 1]) ?? 0 > Self.crowdedCell
+    /// Whether `cell` holds more than ``crowdedCell`` candidates: listings (deleted ones included) counted on the
+    /// geohash index without reading a row or, for a keyword search, keyword hits counted on the FTS index.
+    private func isCrowded(_ db: Database, _ cell: Geohash) throws -> Bool {
+        let count: Int?
+        if let keyword = search.keyword, let match = ClassSearchDocument.match(keyword, in: cell) {
+            let statement = try db.cachedStatement(sql: """
+                SELECT COUNT(*) FROM (SELECT 1 FROM class_search WHERE class_search MATCH ? LIMIT ?)
+                """)
+            count = try Int.fetchOne(statement, arguments: [match, Self.crowdedCell + 1])
+        } else {
+            let range = GeohashRange(cell: cell)
+            let statement = try db.cachedStatement(sql: """
+                SELECT COUNT(*) FROM (SELECT 1 FROM classes INDEXED BY classes_by_geohash WHERE geohash >= ? AND geohash < ? LIMIT ?)
+                """)
+            count = try Int.fetchOne(statement, arguments: [range.lower, range.upper, Self.crowdedCell + 1])
+        }
+        return count ?? 0 > Self.crowdedCell
     }
 
     /// The page of listings for the keys (fetched with `limit + 1`: the extra key only says there is more).
@@ -119,13 +129,14 @@ struct SQLiteClassSearch {
         return Page(items: items, nextCursor: next)
     }
 
-    /// Keys of the candidates in `ranges` (all listings when nil) that satisfy everything, after the cursor. `cached`
-    /// keeps the prepared statement for the next call (for the one-cell statements a nearest-first search repeats).
+    /// Keys of the candidates in `ranges` (all listings when nil) that satisfy everything, after the cursor. A
+    /// `cell` (one cell of a nearest-first walk, whose range `ranges` holds) lets a keyword search select the
+    /// cell's keyword hits on the FTS index, and keeps the prepared statement for the walk's next cells.
     private func fetchKeys(
-        _ db: Database, ranges: [GeohashRange]?, limit: Int, cached: Bool = false
+        _ db: Database, ranges: [GeohashRange]?, limit: Int, cell: Geohash? = nil
     ) throws -> [Key] {
-        guard let statement = statement(ranges: ranges, limit: limit) else { return [] }
-        let prepared = cached ? try db.cachedStatement(sql: statement.sql) : try db.makeStatement(sql: statement.sql)
+        guard let statement = statement(ranges: ranges, limit: limit, cell: cell) else { return [] }
+        let prepared = cell != nil ? try db.cachedStatement(sql: statement.sql) : try db.makeStatement(sql: statement.sql)
         return try Row.fetchAll(prepared, arguments: statement.arguments).map { Key(row: $0, sort: search.sort) }
     }
 
@@ -140,7 +151,7 @@ struct SQLiteClassSearch {
     }
 
     /// One statement: candidates in `ranges` (all listings when nil) that satisfy everything, after the cursor.
-    private func statement(ranges: [GeohashRange]?, limit: Int) -> (sql: String, arguments: StatementArguments)? {
+    private func statement(ranges: [GeohashRange]?, limit: Int, cell: Geohash? = nil) -> (sql: String, arguments: StatementArguments)? {
         var conditions: [String] = []
         var arguments: [String: (any DatabaseValueConvertible)?] = [:]
         var columns = "c.id, c.created_at"
@@ -202,15 +213,22 @@ struct SQLiteClassSearch {
             arguments["radius"] = circle.radius
         }
         if let keyword = search.keyword {
-            arguments["match"] = keyword.ftsMatchExpression
-            if search.sort == .relevance {
+            if let cell, let cellMatch = ClassSearchDocument.match(keyword, in: cell) {
+                // One cell of a walk: its keyword hits (one FTS doclist intersection) drive; the range confirms the cell.
+                indexHint = ""
+                conditions.append("c.rowid IN (SELECT rowid FROM class_search WHERE class_search MATCH :match)")
+                arguments["match"] = cellMatch
+            } else if search.sort == .relevance {
+                arguments["match"] = ClassSearchDocument.match(keyword)
                 join = "JOIN class_search ON class_search.rowid = c.rowid"
                 conditions.append("class_search MATCH :match")
                 columns += ", bm25(class_search) AS rank"
             } else if ranges != nil {
                 // The area drives: each candidate's tokens are checked by rowid, never the keyword's whole doclist.
+                arguments["match"] = ClassSearchDocument.match(keyword)
                 conditions.append("EXISTS (SELECT 1 FROM class_search WHERE class_search MATCH :match AND class_search.rowid = c.rowid)")
             } else {
+                arguments["match"] = ClassSearchDocument.match(keyword)
                 conditions.append("c.rowid IN (SELECT rowid FROM class_search WHERE class_search MATCH :match)")
             }
             if keyword.needsVerification {

@@ -46,8 +46,33 @@ enum SQLiteFunctions {
     }
 }
 
-/// The text of a listing that keyword search reads: its name, a line break, its description.
+/// What the keyword index (`class_search`) holds of a listing, and the FTS5 expressions that query it. The index
+/// has two columns: `tokens`, the search tokens of the name and description, and `cells`, the listing's geohash
+/// prefixes of ``cellPrecisions`` characters, so that a keyword search within an area intersects two doclists.
 enum ClassSearchDocument {
+    /// The lengths of the geohash prefixes stored as cell tokens: 156 km down to 150 m cells.
+    static let cellPrecisions = 3...7
+
+    /// The cell tokens of a listing whose stored geohash is `geohash`, space-separated; empty without a location.
+    static func cells(geohash: String?) -> String {
+        guard let geohash else { return "" }
+        return cellPrecisions.map { String(geohash.prefix($0)) }.joined(separator: " ")
+    }
+
+    /// An FTS5 expression selecting the listings whose tokens hold `keyword`'s (a superset of its matches).
+    static func match(_ keyword: SearchQuery) -> String {
+        "tokens : (\(keyword.ftsMatchExpression))"
+    }
+
+    /// ``match(_:)`` restricted to listings stored in `cell` or, for cells finer than ``cellPrecisions``, in its
+    /// enclosing cell of the finest stored precision (callers keep the geohash range condition); nil for cells
+    /// coarser than ``cellPrecisions``.
+    static func match(_ keyword: SearchQuery, in cell: Geohash) -> String? {
+        guard cell.precision >= cellPrecisions.lowerBound else { return nil }
+        let token = String(cell.string.prefix(cellPrecisions.upperBound))
+        return match(keyword) + " AND cells : \"\(token)\""
+    }
+
     /// The searchable text.
     static func text(name: String, description: String) -> String {
         name + "\n" + description
