@@ -10,8 +10,8 @@ import ServiceLifecycle
 public struct ServerEnvironment: Sendable {
     /// The configuration the server was built from.
     public let configuration: AppConfiguration
-    /// The embedded database.
-    public let store: SQLiteStore
+    /// The database.
+    public let storage: Storage
     /// Users.
     public let users: any UserRepository
     /// Bearer-token sessions.
@@ -30,38 +30,68 @@ public struct ServerEnvironment: Sendable {
     public let alerts: any AlertRepository
     /// Request metrics rendered by `/metrics`.
     public let metrics: PrometheusCollectorRegistry
+    /// Carries chat events between the hubs of every node: in-process on SQLite, `LISTEN/NOTIFY` on PostgreSQL.
+    public let chatBus: any ChatBus
 
     /// Opens the database named by `configuration`, applies pending migrations and builds the repositories.
     public static func open(_ configuration: AppConfiguration, logger: Logger) async throws -> ServerEnvironment {
-        let store: SQLiteStore
+        let images = try DiskImageRepository(root: configuration.imagesDirectory)
+        func migrations(_ backend: String) throws -> [Migration] {
+            try Migration.load(from: URL(fileURLWithPath: configuration.migrationsDirectory).appendingPathComponent(backend).path)
+        }
         switch try configuration.databaseLocation() {
         case .sqlite(let path):
-            store = try SQLiteStore.open(path: path, durableCommits: configuration.durableCommits)
-        case .postgres:
-            throw ConfigurationError.invalid(key: "databaseUrl", reason: "PostgreSQL storage is not available in this build yet")
+            let store = try SQLiteStore.open(path: path, durableCommits: configuration.durableCommits)
+            try await store.migrate(try migrations("sqlite"), logger: logger)
+            return ServerEnvironment(
+                configuration: configuration, storage: .sqlite(store), users: SQLiteUserRepository(store: store),
+                sessions: SQLiteSessionRepository(store: store), classes: SQLiteClassRepository(store: store),
+                images: images, imageRecords: SQLiteImageRecordRepository(store: store, images: images),
+                chats: SQLiteChatRepository(store: store), matches: SQLiteMatchRepository(store: store),
+                alerts: SQLiteAlertRepository(store: store), metrics: PrometheusCollectorRegistry(), chatBus: InProcessChatBus())
+        case .postgres(let url):
+            let store = try PostgresStore.open(url: url, logger: logger)
+            do {
+                try await store.migrate(try migrations("postgres"), logger: logger)
+            } catch {
+                store.close()
+                throw error
+            }
+            return ServerEnvironment(
+                configuration: configuration, storage: .postgres(store), users: PostgresUserRepository(store: store),
+                sessions: PostgresSessionRepository(store: store), classes: PostgresClassRepository(store: store),
+                images: images, imageRecords: PostgresImageRecordRepository(store: store, images: images),
+                chats: PostgresChatRepository(store: store), matches: PostgresMatchRepository(store: store),
+                alerts: PostgresAlertRepository(store: store), metrics: PrometheusCollectorRegistry(),
+                chatBus: PostgresChatBus(store: store, logger: logger))
         }
-        let migrations = try Migration.load(from: URL(fileURLWithPath: configuration.migrationsDirectory)
-            .appendingPathComponent("sqlite").path)
-        try await store.migrate(migrations, logger: logger)
-        let images = try DiskImageRepository(root: configuration.imagesDirectory)
-        return ServerEnvironment(
-            configuration: configuration, store: store, users: SQLiteUserRepository(store: store),
-            sessions: SQLiteSessionRepository(store: store), classes: SQLiteClassRepository(store: store),
-            images: images, imageRecords: SQLiteImageRecordRepository(store: store, images: images),
-            chats: SQLiteChatRepository(store: store), matches: SQLiteMatchRepository(store: store),
-            alerts: SQLiteAlertRepository(store: store),
-            metrics: PrometheusCollectorRegistry())
+    }
+
+    /// The seeder for this storage.
+    private func seeder() -> Seeder {
+        switch storage {
+        case .sqlite(let store): Seeder(target: SQLiteSeedTarget(store: store))
+        case .postgres(let store): Seeder(target: PostgresSeedTarget(store: store))
+        }
+    }
+
+    /// What must run beside the server for this storage: the PostgreSQL pool (closed last) and chat bus listener.
+    var storageServices: [any Service] {
+        switch storage {
+        case .sqlite: []
+        case .postgres(let store): [store] + ((chatBus as? PostgresChatBus).map { [$0] } ?? [])
+        }
     }
 
     /// Adds seeded users and listings until the database holds `users` and `classes` of them.
     public func seed(users: Int, classes: Int, seed: UInt64, progress: @Sendable (Int, Int) -> Void) async throws {
         let hash = try await PasswordHasher(cost: configuration.bcryptCost).hash(SeedDefaults.password)
-        try await SQLiteSeeder(store: store).seed(users: users, classes: classes, seed: seed, passwordHash: hash, progress: progress)
+        try await seeder().seed(users: users, classes: classes, seed: seed, passwordHash: hash, progress: progress)
     }
 
     /// How many seeded users and listings the database holds.
     public func seedCounts() async throws -> (users: Int, classes: Int) {
-        try await SQLiteSeeder(store: store).counts()
+        try await seeder().counts()
     }
 
     /// One run of the background clean-up: expired sessions, then images nothing references any more.
@@ -89,7 +119,7 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger? 
 /// Builds the server over an already opened environment.
 public func buildApplication(_ environment: ServerEnvironment, logger: Logger) -> some ApplicationProtocol {
     let configuration = environment.configuration
-    let hub = ChatHub(bus: InProcessChatBus(), chats: environment.chats, logger: logger)
+    let hub = ChatHub(bus: environment.chatBus, chats: environment.chats, logger: logger)
     let fanOut = AlertFanOut(alerts: environment.alerts, hub: hub, logger: logger)
     let router = buildRouter(environment, hub: hub, fanOut: fanOut, logger: logger)
     return Application(
@@ -98,7 +128,7 @@ public func buildApplication(_ environment: ServerEnvironment, logger: Logger) -
             webSocketRouter: router,
             configuration: .init(maxFrameSize: ChatSession.maximumFrameSize, autoPing: .enabled(timePeriod: .seconds(30)))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "classtoday", backlog: 4096),
-        services: [
+        services: environment.storageServices + [
             hub,
             fanOut,
             PeriodicJob(name: "clean-up", interval: configuration.cleanupInterval, logger: logger) {
@@ -122,7 +152,7 @@ func buildRouter(_ environment: ServerEnvironment, hub: ChatHub, fanOut: AlertFa
     router.add(middleware: BodyLimitMiddleware(maxBytes: configuration.maxBodyBytes))
     router.add(middleware: TokenAuthenticator(sessions: environment.sessions))
 
-    OperationsController(store: environment.store, registry: environment.metrics).addRoutes(to: router)
+    OperationsController(storage: environment.storage, registry: environment.metrics).addRoutes(to: router)
 
     let api = router.group("v1")
     AccountsController(

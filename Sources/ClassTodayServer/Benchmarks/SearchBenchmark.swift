@@ -40,7 +40,7 @@ public struct SearchBenchmark: Sendable {
         try await store.migrate(try Migration.load(from: (configuration.migrationsDirectory as NSString).appendingPathComponent("sqlite")), logger: logger)
         // Seeded users never log in here; a fixed bcrypt hash of a random password keeps seeding fast.
         let hash = "$2b$04$C6UzMDM.H6dfI/f/IKxGhuY8y5v3oAnxbWrjrZnnTlmXeAVsQXrjS"
-        try await SQLiteSeeder(store: store).seed(users: max(1, options.classes / 20), classes: options.classes, seed: options.seed,
+        try await Seeder(target: SQLiteSeedTarget(store: store)).seed(users: max(1, options.classes / 20), classes: options.classes, seed: options.seed,
                                                   passwordHash: hash, batchSize: 20_000, progress: progress)
         try await store.writer.write { db in
             if try !db.tableExists("sqlite_stat1") { try db.execute(sql: "ANALYZE") }

@@ -94,10 +94,11 @@ struct AccountsTests {
 
     @Test("an expired token is refused")
     func expiredToken() async throws {
-        try await TestServer.withRouter(configure: { $0.tokenLifetime = .milliseconds(300) }) { client in
+        // Long enough for a signup and a request on a loaded machine, short enough to wait out.
+        try await TestServer.withRouter(configure: { $0.tokenLifetime = .seconds(3) }) { client in
             let (token, _) = try await client.signup()
             #expect(try await client.send(.get, "/v1/me", token: token).status == .ok)
-            try await Task.sleep(for: .milliseconds(400))
+            try await Task.sleep(for: .milliseconds(3_100))
             let expired = try await client.send(.get, "/v1/me", token: token)
             #expect(expired.status == .unauthorized)
             _ = try expired.problem()

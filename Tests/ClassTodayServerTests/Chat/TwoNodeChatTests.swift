@@ -45,6 +45,7 @@ struct TwoNodeChatTests {
             #expect(presence["userId"] as? String == buyer.id && presence["online"] as? Bool == true)
             sellerOnA.send(["type": "send", "roomId": roomId, "clientId": "m1", "text": "안녕하세요"])
             #expect(try await sellerOnA.next(type: "ack")["seq"] as? Int == 1)
+            _ = try await sellerOnA.next(type: "message")  // the sender's own copy
             let delivered = try await buyerOnB.next(type: "message")
             #expect((delivered["message"] as? [String: Any])?["text"] as? String == "안녕하세요")
 
@@ -98,5 +99,42 @@ struct TwoNodeChatTests {
             let seqs = (history["items"] as? [[String: Any]] ?? []).compactMap { $0["seq"] as? Int }.sorted()
             #expect(seqs == Array(1...40))
         }
+    }
+
+    @Test("a node whose listener connection is cut reconnects and delivers what was sent meanwhile, once, in order")
+    func listenerReconnects() async throws {
+        try await Self.withTwoNodes { a, b in
+            let seller = try await a.signup()
+            let buyer = try await b.signup()
+            let classId = try #require(try await a.createClass(token: seller.token)["id"] as? String)
+            let room = try await b.send(.post, "/v1/chat/rooms", json: ["classId": classId], token: buyer.token)
+            let roomId = try #require(try room.jsonObject()["id"] as? String)
+            let buyerOnB = try await TestSocket.connect(port: try #require(b.port), token: buyer.token)
+            try Self.terminateListeners()
+            for index in 1...3 {
+                let sent = try await a.send(.post, "/v1/chat/rooms/\(roomId)/messages", json: ["clientId": "m\(index)", "text": "\(index)"],
+                                            token: seller.token)
+                #expect(sent.status == .created)
+            }
+            var seqs: [Int] = []
+            while seqs.count < 3 {
+                let frame = try await buyerOnB.next(type: "message", timeout: .seconds(10))
+                seqs.append((frame["message"] as? [String: Any])?["seq"] as? Int ?? -1)
+            }
+            #expect(seqs == [1, 2, 3])
+            #expect(await buyerOnB.drain().filter { $0["type"] as? String == "message" }.isEmpty, "each message once")
+            await buyerOnB.close()
+        }
+    }
+
+    /// Cuts every listening connection on the test server, as a network failure or a database restart would.
+    static func terminateListeners() throws {
+        let psql = Process()
+        psql.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        psql.arguments = ["psql", try #require(PostgresTestDatabase.serverURL), "-q", "-v", "ON_ERROR_STOP=1", "-c",
+                          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query ILIKE 'LISTEN%'"]
+        try psql.run()
+        psql.waitUntilExit()
+        try #require(psql.terminationStatus == 0)
     }
 }

@@ -201,7 +201,8 @@ struct SearchTests {
         searches.append(("keyword + circle", combined))
         for (name, search) in searches {
             let statement = try #require(SQLiteClassSearch(search: search, page: PageRequest(limit: 20), viewerId: nil).firstStatement())
-            let plan = try await environment.store.writer.read { db in
+            guard case .sqlite(let store) = environment.storage else { Issue.record("SQLite expected"); return }
+            let plan = try await store.writer.read { db in
                 try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement.sql, arguments: statement.arguments).map { $0["detail"] as String }
             }
             let usesIndex = plan.contains { $0.contains("classes_by_geohash") || $0.contains("VIRTUAL TABLE INDEX") }

@@ -1,4 +1,6 @@
+import ClassTodayServer
 import Foundation
+import Logging
 
 /// Fresh PostgreSQL databases for tests, when `CLASSTODAY_TEST_DATABASE_URL` names a server (CI starts a throwaway
 /// one with `scripts/throwaway-postgres`). Each call creates a new empty database on that server with `psql`, so
@@ -9,7 +11,7 @@ enum PostgresTestDatabase {
         ProcessInfo.processInfo.environment["CLASSTODAY_TEST_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    /// The URL of a new empty database on ``serverURL`` (`sslmode=disable`: the server is on loopback), or nil
+    /// The URL of a new empty database on ``serverURL`` (`sslmode=disable`: the server is on loopback; a pool of 4), or nil
     /// when no server is configured.
     static func freshURL() throws -> String? {
         guard let serverURL, var components = URLComponents(string: serverURL) else { return nil }
@@ -23,7 +25,18 @@ enum PostgresTestDatabase {
             throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "psql could not create a test database"])
         }
         components.path = "/" + name
-        components.queryItems = [URLQueryItem(name: "sslmode", value: "disable")]
+        // Tests run in parallel, each with its own pool: keep pools small.
+        components.queryItems = [URLQueryItem(name: "sslmode", value: "disable"), URLQueryItem(name: "poolSize", value: "4")]
         return components.string
+    }
+
+    /// The URL of a new database holding every PostgreSQL migration, applied by ``PostgresStore/migrate(_:logger:)``.
+    static func freshMigratedURL() async throws -> String? {
+        guard let url = try freshURL() else { return nil }
+        let logger = Logger(label: "test.postgres") { _ in SwiftLogNoOpLogHandler() }
+        let store = try PostgresStore.open(url: url, logger: logger)
+        defer { store.close() }
+        try await store.migrate(try Migration.load(from: TestServer.migrationsDirectory + "/postgres"), logger: logger)
+        return url
     }
 }

@@ -63,7 +63,7 @@ public final class PostgresChatBus: ChatBus, Service {
         do {
             let rows = try await store.client.query("""
                 WITH others AS (
-                    SELECT COALESCE(SUM(connections), 0) AS count FROM chat_presence
+                    SELECT COALESCE(SUM(connections), 0)::bigint AS count FROM chat_presence
                     WHERE user_id = \(userId) AND seen_at > \(Self.freshness(now)))
                 INSERT INTO chat_presence (user_id, node_id, connections, seen_at)
                 VALUES (\(userId), \(nodeId), 1, \(now.millisecondsSince1970))
@@ -146,6 +146,8 @@ public final class PostgresChatBus: ChatBus, Service {
             do {
                 let connection = try await PostgresConnection.connect(
                     configuration: store.connectionConfiguration, id: 0, logger: logger)
+                // Closed on every path: a connection must be closed before it is released.
+                defer { Task { try? await connection.close() } }
                 try await withGracefulShutdownHandler {
                     try await connection.listen(on: Self.channel) { notifications in
                         if let since = droppedAt {
@@ -162,7 +164,6 @@ public final class PostgresChatBus: ChatBus, Service {
                     let closing: EventLoopFuture<Void> = connection.close()
                     closing.whenComplete { _ in }
                 }
-                try? await connection.close()
                 // The server ended the stream: whatever follows until the next LISTEN must be replayed.
                 if !Task.isShuttingDownGracefully { droppedAt = droppedAt ?? Date() }
             } catch {

@@ -5,7 +5,7 @@ import Prometheus
 
 /// `/health`, `/metrics` and the OpenAPI document.
 struct OperationsController {
-    let store: SQLiteStore
+    let storage: Storage
     let registry: PrometheusCollectorRegistry
 
     /// Adds the operational routes at the top level.
@@ -17,7 +17,7 @@ struct OperationsController {
     }
 
     @Sendable func health(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let healthy = await store.isHealthy()
+        let healthy = await storage.isHealthy()
         let body = healthy ? #"{"status":"ok"}"# : #"{"status":"unavailable","database":"unreachable"}"#
         return Response(status: healthy ? .ok : .serviceUnavailable, headers: [.contentType: "application/json"],
                         body: .init(byteBuffer: ByteBuffer(string: body)))

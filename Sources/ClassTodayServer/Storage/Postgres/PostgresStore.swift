@@ -2,10 +2,11 @@ import Foundation
 import Logging
 import NIOSSL
 import PostgresNIO
+import ServiceLifecycle
 
 /// A PostgreSQL database shared by several server nodes: a `PostgresClient` connection pool running in the
 /// background from ``open(url:logger:)`` until ``close()``.
-public final class PostgresStore: Sendable {
+public final class PostgresStore: Service, Sendable {
     /// The pool every repository queries through.
     public let client: PostgresClient
     /// How to open a connection of one's own (the chat bus's listener), to the same server as the pool.
@@ -16,7 +17,7 @@ public final class PostgresStore: Sendable {
         var configuration = PostgresClient.Configuration(
             host: endpoint.host, port: endpoint.port, username: endpoint.user, password: endpoint.password,
             database: endpoint.database, tls: try endpoint.clientTLS())
-        configuration.options.maximumConnections = 40
+        configuration.options.maximumConnections = endpoint.poolSize
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.connectionConfiguration = PostgresConnection.Configuration(
@@ -25,7 +26,7 @@ public final class PostgresStore: Sendable {
         self.running = Task { await client.run() }
     }
 
-    /// Starts a pool for a `postgres://user:password@host:port/database[?sslmode=disable|prefer|require]` URL;
+    /// Starts a pool for a `postgres://user:password@host:port/database[?sslmode=disable|prefer|require&poolSize=N]` URL;
     /// throws ``ConfigurationError`` naming `databaseUrl` when the URL is malformed.
     public static func open(url: String, logger: Logger) throws -> PostgresStore {
         try PostgresStore(endpoint: try Endpoint(url: url), logger: logger)
@@ -34,6 +35,13 @@ public final class PostgresStore: Sendable {
     /// Stops the pool; queries afterwards fail.
     public func close() {
         running.cancel()
+    }
+
+    /// As a service: keeps the pool until graceful shutdown, then closes it. List it before the services that
+    /// query it, which then stop first.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        close()
     }
 
     /// The parts of a connection URL.
@@ -45,6 +53,8 @@ public final class PostgresStore: Sendable {
         var database: String?
         /// `disable`, `prefer` (the default) or `require`.
         var sslMode: String
+        /// The most connections the pool opens (`poolSize`, 20 by default).
+        var poolSize: Int
 
         /// Parses `postgres://` and `postgresql://` URLs.
         init(url: String) throws {
@@ -60,6 +70,9 @@ public final class PostgresStore: Sendable {
             self.database = components.path.split(separator: "/").first.map(String.init)
             self.sslMode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
             guard ["disable", "prefer", "require"].contains(sslMode) else { throw invalid("sslmode must be disable, prefer or require") }
+            let poolSize = components.queryItems?.first { $0.name == "poolSize" }?.value ?? "20"
+            guard let size = Int(poolSize), (1...500).contains(size) else { throw invalid("poolSize must be a number from 1 to 500") }
+            self.poolSize = size
         }
 
         func clientTLS() throws -> PostgresClient.Configuration.TLS {
@@ -100,7 +113,10 @@ public final class PostgresStore: Sendable {
                     "SELECT 1 FROM schema_migrations WHERE version = \(migration.version)", logger: logger
                 ).collect().isEmpty == false
                 guard !done else { return }
-                _ = try await connection.simpleQuery(migration.sql).get()
+                // The extended protocol runs one statement at a time.
+                for statement in SQLStatements.split(migration.sql) {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
                 try await connection.query("""
                     INSERT INTO schema_migrations (version, name, checksum, applied_at)
                     VALUES (\(migration.version), \(migration.name), \(migration.checksum), \(Date().millisecondsSince1970))

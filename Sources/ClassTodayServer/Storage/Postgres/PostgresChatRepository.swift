@@ -1,0 +1,228 @@
+import ClassTodayCore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Rooms, messages and read positions stored in PostgreSQL; the port of ``SQLiteChatRepository``. A batch of
+/// messages is one transaction (group commit).
+///
+/// Writers on several nodes stay consistent through row locks: a batch first locks the rows of its rooms (in id
+/// order, so that two batches cannot wait for each other), then gives each message its room's `last_seq + 1`, so
+/// seqs are unique and gap-free. A repeated client id finds the first message through the unique index on
+/// (room, sender, client id) with `ON CONFLICT DO NOTHING`, so that two copies sent at once store one message.
+public struct PostgresChatRepository: ChatRepository {
+    private let client: PostgresClient
+    private let logger = Logger(label: "classtoday.postgres.chat")
+
+    /// Creates the repository over an open store.
+    public init(store: PostgresStore) {
+        self.client = store.client
+    }
+
+    public func openRoom(classId: String, userId: String, at date: Date) async throws -> (room: ChatRoom, created: Bool) {
+        if let room = try await existingRoom(classId: classId, visitorId: userId) {
+            return (room, false)
+        }
+        guard let classRow = try await PostgresRows.all(client.query(
+            "SELECT type, writer_id FROM classes WHERE id = \(classId) AND deleted_at IS NULL", logger: logger)).first
+        else { throw DomainError.notFound("class") }
+        let writerId = try classRow["writer_id"].decode(String.self)
+        guard writerId != userId else { throw DomainError.invalid("classId", "you cannot open a chat on your own class") }
+        let type = ClassType(rawValue: try classRow["type"].decode(String.self)) ?? .sell
+        let (sellerId, buyerId) = type == .sell ? (writerId, userId) : (userId, writerId)
+        let room = ChatRoom(id: Identifier.make(at: date), classId: classId, sellerId: sellerId, buyerId: buyerId, createdAt: date)
+        let milliseconds = date.millisecondsSince1970
+        let inserted = try await PostgresRows.all(client.query("""
+            INSERT INTO chat_rooms (id, class_id, visitor_id, seller_id, buyer_id, created_at, last_activity_at)
+            VALUES (\(room.id), \(classId), \(userId), \(sellerId), \(buyerId), \(milliseconds), \(milliseconds))
+            ON CONFLICT (class_id, visitor_id) DO NOTHING
+            RETURNING id
+            """, logger: logger))
+        if inserted.isEmpty {
+            // Opened at the same moment elsewhere: that room is the one.
+            guard let existing = try await existingRoom(classId: classId, visitorId: userId) else { throw DomainError.notFound("room") }
+            return (existing, false)
+        }
+        return (room, true)
+    }
+
+    /// The room `visitorId` opened on `classId`, if any.
+    private func existingRoom(classId: String, visitorId: String) async throws -> ChatRoom? {
+        try await PostgresRows.all(client.query(
+            "SELECT * FROM chat_rooms WHERE class_id = \(classId) AND visitor_id = \(visitorId)", logger: logger)
+        ).first.map(PostgresRows.room)
+    }
+
+    public func room(id: String) async throws -> ChatRoom? {
+        try await PostgresRows.all(client.query("SELECT * FROM chat_rooms WHERE id = \(id)", logger: logger))
+            .first.map(PostgresRows.room)
+    }
+
+    public func summary(roomId: String) async throws -> RoomSummary? {
+        var binds = PostgresRows.Binds()
+        let room = binds.bind(roomId)
+        let sql = Self.summarySelect(rooms: "SELECT * FROM chat_rooms WHERE id = \(room)")
+        return try await PostgresRows.all(client.query(binds.query(sql), logger: logger)).first.map(Self.summary(row:))
+    }
+
+    public func rooms(of userId: String, page: PageRequest) async throws -> Page<RoomSummary> {
+        var binds = PostgresRows.Binds()
+        let user = binds.bind(userId)
+        var condition = ""
+        if let after = page.after, let activity = after.values.first?.int, let id = after.values.last?.string {
+            let afterActivity = binds.bind(activity)
+            let afterId = binds.bind(id)
+            condition = "WHERE r.last_activity_at < \(afterActivity) OR (r.last_activity_at = \(afterActivity) AND r.id < \(afterId))"
+        }
+        let limit = binds.bind(page.limit + 1)
+        let sql = Self.summarySelect(
+            rooms: "SELECT * FROM chat_rooms WHERE seller_id = \(user) UNION ALL SELECT * FROM chat_rooms WHERE buyer_id = \(user)")
+            + " \(condition) ORDER BY r.last_activity_at DESC, r.id DESC LIMIT \(limit)"
+        let rows = try await PostgresRows.all(client.query(binds.query(sql), logger: logger))
+        let summaries = try rows.prefix(page.limit).map(Self.summary(row:))
+        let next = rows.count > page.limit ? summaries.last.map {
+            PageCursor(ordering: "activity", values: [.int($0.room.lastActivityAt.millisecondsSince1970), .string($0.room.id)]).encoded
+        } : nil
+        return Page(items: summaries, nextCursor: next)
+    }
+
+    /// Rooms from the `rooms` subquery with their class, members and last message (columns read by `summary(row:)`).
+    private static func summarySelect(rooms: String) -> String {
+        """
+        SELECT r.*, c.name AS class_name, c.type AS class_type, c.status AS class_status,
+            s.nickname AS s_nickname, s.profile_image_id AS s_image, s.rating_sum AS s_sum, s.rating_count AS s_count,
+            b.nickname AS b_nickname, b.profile_image_id AS b_image, b.rating_sum AS b_sum, b.rating_count AS b_count,
+            m.id AS m_id, m.seq AS m_seq, m.sender_id AS m_sender_id, m.kind AS m_kind, m.text AS m_text,
+            m.image_id AS m_image_id, m.client_id AS m_client_id, m.sent_at AS m_sent_at
+        FROM (\(rooms)) r
+        JOIN classes c ON c.id = r.class_id
+        JOIN users s ON s.id = r.seller_id
+        JOIN users b ON b.id = r.buyer_id
+        LEFT JOIN chat_messages m ON m.room_id = r.id AND m.seq = r.last_seq
+        """
+    }
+
+    public func counterparts(of userId: String) async throws -> [String] {
+        try await PostgresRows.all(client.query("""
+            SELECT buyer_id AS counterpart FROM chat_rooms WHERE seller_id = \(userId)
+            UNION SELECT seller_id FROM chat_rooms WHERE buyer_id = \(userId)
+            """, logger: logger)).map { try $0["counterpart"].decode(String.self) }
+    }
+
+    public func history(roomId: String, beforeSeq: Int?, page: PageRequest) async throws -> Page<ChatMessage> {
+        let below = page.after?.values.first?.int.map(Int.init) ?? beforeSeq ?? Int.max
+        let rows = try await PostgresRows.all(client.query("""
+            SELECT * FROM chat_messages WHERE room_id = \(roomId) AND seq < \(below) ORDER BY seq DESC LIMIT \(page.limit + 1)
+            """, logger: logger))
+        let messages = try rows.prefix(page.limit).map { try PostgresRows.message($0) }
+        let next = rows.count > page.limit ? messages.last.map { PageCursor(ordering: "seq", values: [.int(Int64($0.seq))]).encoded } : nil
+        return Page(items: messages, nextCursor: next)
+    }
+
+    public func messages(roomId: String, afterSeq: Int, limit: Int) async throws -> [ChatMessage] {
+        try await PostgresRows.all(client.query(
+            "SELECT * FROM chat_messages WHERE room_id = \(roomId) AND seq > \(afterSeq) ORDER BY seq LIMIT \(limit)",
+            logger: logger)
+        ).map { try PostgresRows.message($0) }
+    }
+
+    public func append(_ batch: [OutgoingMessage], at date: Date) async throws -> [Result<AppendResult, DomainError>] {
+        guard !batch.isEmpty else { return [] }
+        return try await PostgresRows.transaction(client, logger: logger) { [logger] connection in
+            let rooms = try await Self.lockRooms(batch.map(\.roomId), connection, logger)
+            var results: [Result<AppendResult, DomainError>] = []
+            results.reserveCapacity(batch.count)
+            for outgoing in batch {
+                results.append(try await Self.append(outgoing, rooms: rooms, at: date, connection, logger))
+            }
+            return results
+        }
+    }
+
+    public func markRead(roomId: String, userId: String, seq: Int) async throws -> Int {
+        try await PostgresRows.transaction(client, logger: logger) { [logger] connection in
+            guard let room = try await Self.lockRooms([roomId], connection, logger)[roomId] else { throw DomainError.notFound("room") }
+            guard room.isMember(userId) else { throw DomainError.forbidden("only the room's members may read it") }
+            let column = userId == room.sellerId ? "seller_read_seq" : "buyer_read_seq"
+            let position = max(room.readSeq(of: userId), min(seq, room.lastSeq))
+            try await connection.query("UPDATE chat_rooms SET \(unescaped: column) = \(position) WHERE id = \(roomId)", logger: logger)
+            return position
+        }
+    }
+
+    /// Locks the rows of the rooms `ids` for the rest of the transaction, in id order, and returns the rooms found
+    /// by id. Every writer of messages takes these locks first, which serialises seq allocation per room.
+    static func lockRooms(_ ids: [String], _ connection: PostgresConnection, _ logger: Logger) async throws -> [String: ChatRoom] {
+        let sorted = Array(Set(ids)).sorted()
+        let rows = try await PostgresRows.all(connection.query(
+            "SELECT * FROM chat_rooms WHERE id = ANY(\(sorted)) ORDER BY id FOR NO KEY UPDATE", logger: logger))
+        var rooms: [String: ChatRoom] = [:]
+        for row in rows {
+            let room = try PostgresRows.room(row)
+            rooms[room.id] = room
+        }
+        return rooms
+    }
+
+    /// Stores one message inside the caller's transaction (a batch, or a match step with its system message),
+    /// which holds the lock of its room from ``lockRooms(_:_:_:)``; `rooms` are the rooms locked, whose members are
+    /// read here (their `lastSeq` may be out of date: the seq is read from the row).
+    static func append(
+        _ outgoing: OutgoingMessage, rooms: [String: ChatRoom], at date: Date, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> Result<AppendResult, DomainError> {
+        guard let room = rooms[outgoing.roomId] else { return .failure(.notFound("room")) }
+        guard room.isMember(outgoing.senderId) else { return .failure(.forbidden("only the room's members may write in it")) }
+        let id = Identifier.make(at: date)
+        let milliseconds = date.millisecondsSince1970
+        let inserted = try await PostgresRows.all(connection.query("""
+            INSERT INTO chat_messages (id, room_id, seq, sender_id, kind, text, image_id, client_id, sent_at)
+            SELECT \(id), r.id, r.last_seq + 1, \(outgoing.senderId), \(outgoing.kind.rawValue), \(outgoing.text)::text,
+                \(outgoing.imageId)::text, \(outgoing.clientId)::text, \(milliseconds)
+            FROM chat_rooms r WHERE r.id = \(outgoing.roomId)
+            ON CONFLICT (room_id, sender_id, client_id) WHERE client_id IS NOT NULL DO NOTHING
+            RETURNING seq
+            """, logger: logger))
+        guard let seq = try inserted.first?["seq"].decode(Int.self) else {
+            return try await duplicate(of: outgoing, connection, logger)
+        }
+        // The sender has read their own message.
+        let readColumn = outgoing.senderId == room.sellerId ? "seller_read_seq" : "buyer_read_seq"
+        try await connection.query("""
+            UPDATE chat_rooms SET last_seq = \(seq), last_activity_at = \(milliseconds), \(unescaped: readColumn) = \(seq)
+            WHERE id = \(outgoing.roomId)
+            """, logger: logger)
+        return .success(.stored(ChatMessage(
+            id: id, roomId: outgoing.roomId, seq: seq, senderId: outgoing.senderId, kind: outgoing.kind, text: outgoing.text,
+            imageId: outgoing.imageId, clientId: outgoing.clientId, sentAt: date)))
+    }
+
+    /// The message stored earlier with the client id of `outgoing`, which made its insert do nothing.
+    private static func duplicate(
+        of outgoing: OutgoingMessage, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> Result<AppendResult, DomainError> {
+        guard let clientId = outgoing.clientId,
+              let row = try await PostgresRows.all(connection.query("""
+                SELECT * FROM chat_messages
+                WHERE room_id = \(outgoing.roomId) AND sender_id = \(outgoing.senderId) AND client_id = \(clientId)
+                """, logger: logger)).first
+        else { return .failure(.notFound("room")) }
+        return .success(.duplicate(try PostgresRows.message(row)))
+    }
+
+    private static func summary(row: PostgresRandomAccessRow) throws -> RoomSummary {
+        func person(_ prefix: String, _ id: String) throws -> WriterSummary {
+            WriterSummary(
+                id: id, nickname: try row[prefix + "_nickname"].decode(String.self),
+                profileImageId: try row[prefix + "_image"].decode(String?.self),
+                rating: PostgresRows.rating(sum: try row[prefix + "_sum"].decode(Double.self), count: try row[prefix + "_count"].decode(Int.self)))
+        }
+        let room = try PostgresRows.room(row)
+        let hasMessage = try row["m_id"].decode(String?.self) != nil
+        return RoomSummary(
+            room: room, classId: room.classId, className: try row["class_name"].decode(String.self),
+            classType: ClassType(rawValue: try row["class_type"].decode(String.self)) ?? .sell,
+            classStatus: ClassStatus(rawValue: try row["class_status"].decode(String.self)) ?? .closed,
+            seller: try person("s", room.sellerId), buyer: try person("b", room.buyerId),
+            lastMessage: hasMessage ? try PostgresRows.message(row, prefix: "m_", roomId: room.id) : nil)
+    }
+}

@@ -1,0 +1,43 @@
+import ClassTodayCore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Where ``Seeder`` writes in a PostgreSQL database: one transaction per batch, through the repositories' row writers.
+struct PostgresSeedTarget: SeedTarget {
+    let store: PostgresStore
+    let logger = Logger(label: "classtoday.postgres.seed")
+
+    func counts() async throws -> (users: Int, classes: Int) {
+        let pattern = "%@" + SyntheticData.emailDomain
+        let rows = try await store.client.query("""
+            SELECT (SELECT COUNT(*) FROM users WHERE email LIKE \(pattern)),
+                   (SELECT COUNT(*) FROM classes c JOIN users u ON u.id = c.writer_id WHERE u.email LIKE \(pattern))
+            """, logger: logger)
+        for try await (users, classes) in rows.decode((Int64, Int64).self) { return (Int(users), Int(classes)) }
+        return (0, 0)
+    }
+
+    func seededUserIds() async throws -> [String: String] {
+        var ids: [String: String] = [:]
+        let rows = try await store.client.query(
+            "SELECT email_normalized, id FROM users WHERE email LIKE \("%@" + SyntheticData.emailDomain)", logger: logger)
+        for try await (email, id) in rows.decode((String, String).self) { ids[email] = id }
+        return ids
+    }
+
+    func insert(users: [User], passwordHash: String) async throws {
+        try await store.client.withTransaction(logger: logger) { connection in
+            for user in users {
+                try await connection.query(PostgresUserRepository.insertQuery(user, passwordHash: passwordHash), logger: logger)
+            }
+        }
+    }
+
+    func insert(listings: [ClassListing]) async throws {
+        let repository = PostgresClassRepository(store: store)
+        try await store.client.withTransaction(logger: logger) { connection in
+            for listing in listings { try await repository.insertRow(listing, connection) }
+        }
+    }
+}

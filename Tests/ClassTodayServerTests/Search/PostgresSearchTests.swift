@@ -1,0 +1,375 @@
+import ClassTodayCore
+import ClassTodayTestSupport
+import Foundation
+import Logging
+import PostgresNIO
+import Testing
+@testable import ClassTodayServer
+
+/// The PostgreSQL class and alert repositories against brute force, like ``SearchPropertyTests`` and
+/// ``AlertPropertyTests`` for SQLite: random listings (some renamed or deleted afterwards), hundreds of random
+/// searches (circles and boxes near the antimeridian and the poles, Korean keywords of one to three syllables with
+/// and without spacing, filters, every sort, random page sizes), each compared with a full scan applying
+/// ``ClassSearch/matchesFilters(_:)`` and ``SearchQuery/matches(_:)``; and alert fan-out against ``Alert/matches(_:)``,
+/// also with several fan-outs running at once. Runs only when `CLASSTODAY_TEST_DATABASE_URL` names a server.
+@Suite("PostgresSearch: Postgres search and alerts against brute force", .serialized,
+       .enabled(if: PostgresTestDatabase.serverURL != nil))
+struct PostgresSearchTests {
+    static let logger = Logger(label: "test.postgres-search")
+
+    /// Keywords beyond the listing words: single syllables, bigrams across words, runs spanning a space.
+    static let keywords = SearchPropertyTests.words + ["가", "수", "가수", "요가 수", "아노레", "노 레", "초등 수", "gui", "pyth", "수업설"]
+
+    /// A migrated, empty database on the test server.
+    ///
+    /// A store over a new database holding the schema.
+    static func openStore() async throws -> PostgresStore {
+        let url = try #require(try await PostgresTestDatabase.freshMigratedURL())
+        return try PostgresStore.open(url: url, logger: logger)
+    }
+
+    /// Inserts `count` users with plain SQL (no user repository needed) and returns their ids.
+    static func insertUsers(_ count: Int, _ store: PostgresStore) async throws -> [String] {
+        var ids: [String] = []
+        for index in 0..<count {
+            let id = Identifier.make()
+            let email = "pg\(index)-\(id)@example.com"
+            let now = Date().millisecondsSince1970
+            try await store.client.query("""
+                INSERT INTO users (id, email, email_normalized, password_hash, nickname, created_at, updated_at)
+                VALUES (\(id), \(email), \(email.lowercased()), 'x', \("u\(index)"), \(now), \(now))
+                """, logger: logger)
+            ids.append(id)
+        }
+        return ids
+    }
+
+    /// Runs `body` over `items`, at most `width` at a time.
+    static func forEachConcurrently<Item: Sendable>(
+        _ items: [Item], width: Int = 8, _ body: @escaping @Sendable (Item) async throws -> Void
+    ) async throws {
+        var start = 0
+        while start < items.count {
+            let chunk = items[start..<min(items.count, start + width)]
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for item in chunk { group.addTask { try await body(item) } }
+                try await group.waitForAll()
+            }
+            start += width
+        }
+    }
+
+    /// Random listings around the hotspots of ``SearchPropertyTests`` (many sharing a creation time).
+    static func randomListings(count: Int, writers: [String], random: inout SeededRandom) -> [ClassListing] {
+        let start = Date()
+        let words = SearchPropertyTests.words
+        let hotspots = SearchPropertyTests.hotspots
+        return (0..<count).map { index in
+            let hotspot = hotspots[Int.random(in: 0..<hotspots.count, using: &random)]
+            let spread = [0.0005, 0.01, 0.2, 1.0][Int.random(in: 0..<4, using: &random)]
+            var lon = hotspot.lon + Double.random(in: -spread...spread, using: &random)
+            if lon > 180 { lon -= 360 }
+            if lon < -180 { lon += 360 }
+            let lat = min(90, max(-90, hotspot.lat + Double.random(in: -spread...spread, using: &random)))
+            let name = (0..<Int.random(in: 1...2, using: &random)).map { _ in words.randomElement(using: &random)! }.joined(separator: " ")
+            return ClassListing(
+                id: Identifier.make(at: start.addingTimeInterval(Double(index)), using: &random),
+                type: Bool.random(using: &random) ? .buy : .sell, name: name,
+                description: words.randomElement(using: &random)! + " 설명",
+                days: Array(Weekday.allCases.shuffled(using: &random).prefix(Int.random(in: 0...2, using: &random))),
+                time: nil, place: nil,
+                location: Int.random(in: 0..<20, using: &random) == 0 ? nil : GeoPoint(lat: lat, lon: lon),
+                keywordLocation: ["관악구", "강남구", nil].randomElement(using: &random)!,
+                price: Int.random(in: 0..<5, using: &random) == 0 ? nil : Int.random(in: 0...100_000, using: &random),
+                priceUnit: .perHour,
+                subjects: Array(Subject.allCases.shuffled(using: &random).prefix(Int.random(in: 0...2, using: &random))),
+                targets: Array(Target.allCases.shuffled(using: &random).prefix(Int.random(in: 0...2, using: &random))),
+                capacity: 1, status: [.open, .open, .open, .closed, .matched].randomElement(using: &random)!, imageIds: [],
+                writerId: writers.randomElement(using: &random)!, favoriteCount: 0,
+                createdAt: start.addingTimeInterval(Double(index % 50)), updatedAt: start)
+        }
+    }
+
+    /// A random search of ``SearchPropertyTests/randomSearch(_:)`` with, half the time, one of ``keywords``.
+    static func randomSearch(_ random: inout SeededRandom) -> ClassSearch {
+        var search = SearchPropertyTests.randomSearch(&random)
+        if Int.random(in: 0..<4, using: &random) == 0 {
+            search.keyword = SearchTokenizer.query(keywords.randomElement(using: &random)!)
+            if Bool.random(using: &random) { search.sort = .relevance }
+        }
+        return search
+    }
+
+    /// Every page of `search`, `limit` at a time.
+    static func allPages(_ search: ClassSearch, limit: Int, _ repository: PostgresClassRepository) async throws -> [ClassView] {
+        var views: [ClassView] = []
+        var page = PageRequest(limit: limit)
+        var pages = 0
+        while true {
+            let result = try await repository.search(search, viewerId: nil, page: page)
+            views += result.items
+            pages += 1
+            guard let next = result.nextCursor, pages < 3000 else { break }
+            page = PageRequest(limit: limit, after: try PageCursor.decode(next, ordering: search.sort.rawValue))
+        }
+        return views
+    }
+
+    /// `ts_rank` of each listing for `keyword`, read back from the database.
+    static func ranks(of ids: [String], keyword: SearchQuery, _ store: PostgresStore) async throws -> [String: Double] {
+        var ranks: [String: Double] = [:]
+        let rows = try await store.client.query(
+            "SELECT id, ts_rank(search, \(keyword.tsQuery)::tsquery)::float8 FROM classes WHERE id = ANY(\(ids))", logger: logger)
+        for try await (id, rank) in rows.decode((String, Double).self) {
+            ranks[id] = rank
+        }
+        return ranks
+    }
+
+    @Test("random circles, boxes, keywords and filters return exactly the brute-force set, each once, in order")
+    func searchAgainstBruteForce() async throws {
+        try await Self.detailingErrors(searchProperty)
+    }
+
+    /// Runs `body`, rethrowing a PostgreSQL error with its details (which its description hides).
+    static func detailingErrors(_ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch let error as PSQLError {
+            throw CocoaError(.coderInvalidValue, userInfo: [NSLocalizedDescriptionKey: String(reflecting: error)])
+        }
+    }
+
+    func searchProperty() async throws {
+        let store = try await Self.openStore()
+        defer { store.close() }
+        let repository = PostgresClassRepository(store: store)
+        let writers = try await Self.insertUsers(5, store)
+        var random = SeededRandom(seed: 20261123)
+        var listings = Self.randomListings(count: 2000, writers: writers, random: &random)
+        try await Self.forEachConcurrently(listings) { listing in _ = try await repository.create(listing) }
+
+        // Renaming reindexes keywords; deleting removes from every search.
+        for index in stride(from: 0, to: listings.count, by: 37) {
+            let name = Self.keywords.randomElement(using: &random)! + " 새 이름"
+            listings[index] = try await repository.update(id: listings[index].id, by: listings[index].writerId) { $0.name = name }.listing
+        }
+        var deleted: Set<String> = []
+        for index in stride(from: 5, to: listings.count, by: 53) {
+            try await repository.delete(id: listings[index].id, by: listings[index].writerId)
+            deleted.insert(listings[index].id)
+        }
+        let live = listings.filter { !deleted.contains($0.id) }
+
+        var nonEmpty = 0
+        var worstDistanceError = 0.0
+        for round in 0..<300 {
+            let search = Self.randomSearch(&random)
+            let limit = [5, 20, 100].randomElement(using: &random)!
+            let views = try await Self.allPages(search, limit: limit, repository)
+            let expected = Set(live.filter { listing in
+                search.matchesFilters(listing)
+                    && (search.keyword.map { $0.matches(listing.name + "\n" + listing.description) } ?? true)
+            }.map(\.id))
+            let ids = views.map(\.listing.id)
+            #expect(Set(ids).count == ids.count, "round \(round): an item appeared twice")
+            #expect(Set(ids) == expected,
+                    "round \(round): \(search) missing \(expected.subtracting(ids).count), extra \(Set(ids).subtracting(expected).count)")
+            if !expected.isEmpty { nonEmpty += 1 }
+            switch search.sort {
+            case .distance:
+                let keys = views.map { ($0.distance ?? -1, $0.listing.id) }
+                #expect(zip(keys, keys.dropFirst()).allSatisfy { $0 <= $1 }, "round \(round): not nearest first")
+            case .recent:
+                let keys = views.map { ($0.listing.createdAt, $0.listing.id) }
+                #expect(zip(keys, keys.dropFirst()).allSatisfy { $0 >= $1 }, "round \(round): not newest first")
+            case .relevance:
+                let keyword = try #require(search.keyword)
+                let ranks = try await Self.ranks(of: ids, keyword: keyword, store)
+                let keys = ids.map { (-(ranks[$0] ?? .nan), $0) }
+                #expect(zip(keys, keys.dropFirst()).allSatisfy { $0 <= $1 }, "round \(round): not best ts_rank first, then id")
+            }
+            if let circle = search.circle {
+                for view in views {
+                    let exact = Haversine.distance(circle.center, try #require(view.listing.location))
+                    worstDistanceError = max(worstDistanceError, abs(exact - (view.distance ?? .infinity)))
+                }
+            }
+        }
+        #expect(worstDistanceError < 1e-6, "SQL haversine must agree with Haversine.distance")
+        #expect(nonEmpty > 80, "the random searches should mostly find something")
+        Self.logger.info("postgres search property test", metadata: ["nonEmpty": "\(nonEmpty)", "worstDistanceError": "\(worstDistanceError)"])
+    }
+
+    @Test("a listing reads back as written; errors, favourites and writer pages behave as on SQLite")
+    func repositoryBasics() async throws {
+        let store = try await Self.openStore()
+        defer { store.close() }
+        let repository = PostgresClassRepository(store: store)
+        let users = try await Self.insertUsers(2, store)
+        var random = SeededRandom(seed: 5)
+        let listings = Self.randomListings(count: 7, writers: [users[0]], random: &random)
+        for listing in listings {
+            let created = try await repository.create(listing).listing
+            #expect(created.id == listing.id && created.name == listing.name && created.location == listing.location
+                && created.subjects == listing.subjects && created.days == listing.days && created.price == listing.price)
+        }
+        #expect(try await repository.view(id: "missing", viewerId: nil) == nil)
+        await #expect(throws: DomainError.notFound("class")) {
+            try await repository.update(id: "missing", by: users[0]) { $0.name = "x" }
+        }
+        await #expect(throws: DomainError.forbidden("only the writer may change this class")) {
+            try await repository.update(id: listings[0].id, by: users[1]) { $0.name = "x" }
+        }
+        await #expect(throws: DomainError.self) {
+            _ = try await repository.update(id: listings[1].id, by: users[0]) { $0.imageIds = ["nope"] }
+        }
+        for listing in listings { try await repository.setFavorite(classId: listing.id, userId: users[1], true) }
+        try await repository.setFavorite(classId: listings[0].id, userId: users[1], true)
+        #expect(try await repository.view(id: listings[0].id, viewerId: users[1])?.listing.favoriteCount == 1)
+        #expect(try await repository.view(id: listings[0].id, viewerId: users[1])?.isFavorite == true)
+        var favorites: [String] = []
+        var page = PageRequest(limit: 3)
+        while true {
+            let result = try await repository.favorites(of: users[1], page: page)
+            favorites += result.items.map(\.listing.id)
+            guard let next = result.nextCursor else { break }
+            page = PageRequest(limit: 3, after: try PageCursor.decode(next, ordering: "favorites"))
+        }
+        #expect(Set(favorites) == Set(listings.map(\.id)) && favorites.count == listings.count)
+        try await repository.delete(id: listings[2].id, by: users[0])
+        await #expect(throws: DomainError.notFound("class")) {
+            try await repository.setFavorite(classId: listings[2].id, userId: users[1], true)
+        }
+        var written: [ClassView] = []
+        page = PageRequest(limit: 2)
+        while true {
+            let result = try await repository.classes(writtenBy: users[0], viewerId: nil, page: page)
+            written += result.items
+            guard let next = result.nextCursor else { break }
+            page = PageRequest(limit: 2, after: try PageCursor.decode(next, ordering: "recent"))
+        }
+        let expected = listings.filter { $0.id != listings[2].id }
+            .sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }.map(\.id)
+        #expect(written.map(\.listing.id) == expected)
+    }
+
+    @Test("for random alerts and classes, fan-out notifies exactly the alerts a full check selects, once")
+    func alertsAgainstBruteForce() async throws {
+        try await Self.detailingErrors(alertProperty)
+    }
+
+    func alertProperty() async throws {
+        let store = try await Self.openStore()
+        defer { store.close() }
+        let classes = PostgresClassRepository(store: store)
+        let repository = PostgresAlertRepository(store: store)
+        let users = try await Self.insertUsers(6, store)
+        var random = SeededRandom(seed: 43)
+        let centers = [GeoPoint(lat: 37.5665, lon: 126.9780), GeoPoint(lat: -16.5, lon: 179.98), GeoPoint(lat: 89.9, lon: 0)]
+        func near(_ center: GeoPoint, spread: Double) -> GeoPoint {
+            var lon = center.lon + Double.random(in: -spread...spread, using: &random)
+            if lon > 180 { lon -= 360 }
+            if lon < -180 { lon += 360 }
+            return GeoPoint(lat: min(90, max(-90, center.lat + Double.random(in: -spread...spread, using: &random))), lon: lon)
+        }
+        var alerts: [Alert] = []
+        for _ in 0..<400 {
+            let alert = Alert(
+                id: Identifier.make(at: Date(), using: &random), userId: users.randomElement(using: &random)!,
+                center: near(centers.randomElement(using: &random)!, spread: 0.3),
+                radius: [100.0, 2_000, 10_000, 50_000].randomElement(using: &random)!,
+                query: [nil, "수학", "요가", "python", "가 수"].randomElement(using: &random)!,
+                type: [nil, .buy, .sell].randomElement(using: &random)!,
+                subjects: [nil, [.math], [.hobby, .language]].randomElement(using: &random)!,
+                days: [nil, [.mon]].randomElement(using: &random)!,
+                maxPrice: [nil, 30_000].randomElement(using: &random)!, createdAt: Date())
+            try await repository.create(alert)
+            alerts.append(alert)
+        }
+        func randomListing(_ index: Int) -> ClassListing {
+            let now = Date()
+            return ClassListing(
+                id: Identifier.make(at: now, using: &random), type: Bool.random(using: &random) ? .buy : .sell,
+                name: ["수학 과외", "요가 수업", "Python 기초", "피아노"].randomElement(using: &random)!, description: "설명 \(index)",
+                days: [[], [.mon], [.fri]].randomElement(using: &random)!, time: nil, place: nil,
+                location: near(centers.randomElement(using: &random)!, spread: 0.3),
+                keywordLocation: nil, price: [nil, 20_000, 50_000].randomElement(using: &random)!, priceUnit: .perHour,
+                subjects: [[.math], [.hobby], []].randomElement(using: &random)!, targets: [], capacity: 1,
+                status: index % 10 == 9 ? .closed : .open, imageIds: [],
+                writerId: users.randomElement(using: &random)!, favoriteCount: 0, createdAt: now, updatedAt: now)
+        }
+        func expected(_ listing: ClassListing) -> Set<String> {
+            guard listing.status == .open else { return [] }
+            return Set(alerts.filter { $0.userId != listing.writerId && $0.matches(listing) }.map(\.id))
+        }
+        var notified = 0
+        for index in 0..<150 {
+            let listing = randomListing(index)
+            _ = try await classes.create(listing)
+            let batch = try await repository.fanOut(limit: 10, at: Date())
+            #expect(batch.classCount == 1 && batch.notifications.allSatisfy { $0.classId == listing.id })
+            let fired = Set(batch.notifications.map(\.alertId))
+            let wanted = expected(listing)
+            #expect(fired == wanted, "class \(index): missing \(wanted.subtracting(fired).count), extra \(fired.subtracting(wanted).count)")
+            notified += fired.count
+        }
+        #expect(notified > 50, "the random cases should fire alerts")
+        let drained = try await repository.fanOut(limit: 10, at: Date())
+        #expect(drained.classCount == 0 && drained.notifications.isEmpty, "a class is fanned out once")
+
+        // Several nodes fanning out at once: every queued class is taken by exactly one of them.
+        let queued = (0..<40).map { randomListing($0) }
+        for listing in queued { _ = try await classes.create(listing) }
+        let batches = try await withThrowingTaskGroup(of: [AlertFanOutBatch].self) { group in
+            for _ in 0..<3 {
+                group.addTask {
+                    var batches: [AlertFanOutBatch] = []
+                    while true {
+                        let batch = try await repository.fanOut(limit: 3, at: Date())
+                        if batch.classCount == 0 { return batches }
+                        batches.append(batch)
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(batches.reduce(0) { $0 + $1.classCount } == queued.count)
+        let pairs = batches.flatMap(\.notifications).map { "\($0.classId)/\($0.alertId)" }
+        let wantedPairs = queued.flatMap { listing in expected(listing).map { "\(listing.id)/\($0)" } }
+        #expect(pairs.count == Set(pairs).count, "a notification was made twice")
+        #expect(Set(pairs) == Set(wantedPairs))
+        #expect(try await repository.fanOut(limit: 10, at: Date()).classCount == 0)
+
+        // Notifications page newest first and mark read once.
+        let owner = try #require(batches.flatMap(\.notifications).first?.userId)
+        var seen: [AlertNotification] = []
+        var page = PageRequest(limit: 4)
+        while true {
+            let result = try await repository.notifications(of: owner, page: page)
+            seen += result.items
+            guard let next = result.nextCursor else { break }
+            page = PageRequest(limit: 4, after: try PageCursor.decode(next, ordering: "notifications"))
+        }
+        #expect(Set(seen.map(\.id)).count == seen.count)
+        let ids = seen.map(\.id)
+        #expect(try await repository.markRead(ids: ids + ["other"], userId: owner) == ids.count)
+        #expect(try await repository.markRead(ids: ids, userId: owner) == 0)
+        let mine = alerts.filter { $0.userId == owner }
+        var listed: [Alert] = []
+        page = PageRequest(limit: 7)
+        while true {
+            let result = try await repository.alerts(of: owner, page: page)
+            listed += result.items
+            guard let next = result.nextCursor else { break }
+            page = PageRequest(limit: 7, after: try PageCursor.decode(next, ordering: "alerts"))
+        }
+        #expect(Set(listed.map(\.id)) == Set(mine.map(\.id)) && listed.count == mine.count)
+        await #expect(throws: DomainError.notFound("alert")) { try await repository.delete(id: "missing", by: owner) }
+        let foreign = try #require(alerts.first { $0.userId != owner })
+        await #expect(throws: DomainError.forbidden("only the alert's owner may delete it")) {
+            try await repository.delete(id: foreign.id, by: owner)
+        }
+        try await repository.delete(id: mine[0].id, by: owner)
+    }
+}
