@@ -100,34 +100,20 @@ struct PostgresClassSearch {
     }
 
     private func nearestFirst(_ connection: PostgresConnection, circle: ClassSearch.Circle) async throws -> ([Key], Trace) {
-        let wanted = page.limit + 1
         var walk = NearestCellWalk(center: circle.center, radius: circle.radius)
-        var final: [Key] = []
-        var pending: [Key] = []
+        // Ids compare by bytes, like `COLLATE "C"` in the statements.
+        var keys = NearestFirstPage<Key>(wanted: page.limit + 1, distance: { $0.distance ?? 0 }, id: \.id)
         var read: [GeohashRange] = []
-        while let entry = walk.popNearest() {
-            // Whatever lies nearer than this cell's nearest point can no longer be beaten: it is final.
-            pending.sort(by: Self.nearer)
-            let settled = pending.prefix { ($0.distance ?? 0) < entry.minimumDistance }
-            final += settled
-            pending.removeFirst(settled.count)
-            if final.count >= wanted { break }
+        while let entry = walk.popNearest(), !keys.settle(before: entry.minimumDistance) {
             let range = GeohashRange(cell: entry.cell)
             if try await isCrowded(connection, range), entry.cell.precision < Geohash.storagePrecision {
                 walk.split(entry)
                 continue
             }
-            pending += try await fetchKeys(connection, ranges: [range], limit: wanted - final.count)
+            keys.add(try await fetchKeys(connection, ranges: [range], limit: keys.stillWanted))
             read.append(range)
         }
-        final += pending.sorted(by: Self.nearer)
-        return (Array(final.prefix(wanted)), Trace(ranges: read))
-    }
-
-    /// The order of a nearest-first page: distance, then id (byte order, like `COLLATE "C"` in the statements).
-    private static func nearer(_ a: Key, _ b: Key) -> Bool {
-        let (first, second) = (a.distance ?? 0, b.distance ?? 0)
-        return first != second ? first < second : a.id < b.id
+        return (keys.finish(), Trace(ranges: read))
     }
 
     /// Whether the cell `range` holds more than ``crowdedCell`` listings (deleted ones included), counted on the

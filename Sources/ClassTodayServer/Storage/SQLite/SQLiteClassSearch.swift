@@ -62,57 +62,41 @@ struct SQLiteClassSearch {
     }
 
     private func nearestFirst(_ db: Database, circle: ClassSearch.Circle) throws -> ([Key], Trace) {
-        let wanted = page.limit + 1
         var walk = NearestCellWalk(center: circle.center, radius: circle.radius)
-        var final: [Key] = []
-        var pending: [Key] = []
+        var keys = NearestFirstPage<Key>(wanted: page.limit + 1, distance: { $0.distance ?? 0 }, id: \.id)
         var read: [GeohashRange] = []
-        while let entry = walk.popNearest() {
-            // Whatever lies nearer than this cell's nearest point can no longer be beaten: it is final.
-            pending.sort(by: Self.nearer)
-            let settled = pending.prefix { ($0.distance ?? 0) < entry.minimumDistance }
-            final += settled
-            pending.removeFirst(settled.count)
-            if final.count >= wanted { break }
+        while let entry = walk.popNearest(), !keys.settle(before: entry.minimumDistance) {
             let range = GeohashRange(cell: entry.cell)
-            if try isCrowded(db, entry.cell), entry.cell.precision < Geohash.storagePrecision {
+            let candidates = try cellCandidates(db, entry.cell)
+            if candidates.isCrowded, entry.cell.precision < Geohash.storagePrecision {
                 walk.split(entry)
                 continue
             }
-            pending += try fetchKeys(db, ranges: [range], limit: wanted - final.count, cell: entry.cell)
+            keys.add(try fetchKeys(db, ranges: [range], limit: keys.stillWanted, cell: entry.cell, rowids: candidates.keywordHits))
             read.append(range)
         }
-        final += pending.sorted(by: Self.nearer)
-        return (Array(final.prefix(wanted)), Trace(ranges: read))
-    }
-
-    /// The order of a nearest-first page: distance, then id.
-    private static func nearer(_ a: Key, _ b: Key) -> Bool {
-        let (first, second) = (a.distance ?? 0, b.distance ?? 0)
-        return first != second ? first < second : a.id < b.id
+        return (keys.finish(), Trace(ranges: read))
     }
 
     /// The most candidates a cell may hold for a nearest-first search to read it rather than split it: few
     /// enough that reading and sorting them is cheap, many enough that sparse regions are read in large cells.
     static let crowdedCell = 64
 
-    /// Whether `cell` holds more than ``crowdedCell`` candidates: listings (deleted ones included) counted on the
-    /// geohash index without reading a row or, for a keyword search, keyword hits counted on the FTS index.
-    private func isCrowded(_ db: Database, _ cell: Geohash) throws -> Bool {
-        let count: Int?
+    /// Whether `cell` holds more than ``crowdedCell`` candidates, and for a keyword search the rowids of its keyword
+    /// hits when it does not. Listings (deleted ones included) are counted on the geohash index without reading a
+    /// row; keyword hits come from one FTS query (`LIMIT crowdedCell + 1`), which then also serves the cell's read.
+    private func cellCandidates(_ db: Database, _ cell: Geohash) throws -> (isCrowded: Bool, keywordHits: [Int64]?) {
         if let keyword = search.keyword, let match = ClassSearchDocument.match(keyword, in: cell) {
-            let statement = try db.cachedStatement(sql: """
-                SELECT COUNT(*) FROM (SELECT 1 FROM class_search WHERE class_search MATCH ? LIMIT ?)
-                """)
-            count = try Int.fetchOne(statement, arguments: [match, Self.crowdedCell + 1])
-        } else {
-            let range = GeohashRange(cell: cell)
-            let statement = try db.cachedStatement(sql: """
-                SELECT COUNT(*) FROM (SELECT 1 FROM classes INDEXED BY classes_by_geohash WHERE geohash >= ? AND geohash < ? LIMIT ?)
-                """)
-            count = try Int.fetchOne(statement, arguments: [range.lower, range.upper, Self.crowdedCell + 1])
+            let statement = try db.cachedStatement(sql: "SELECT rowid FROM class_search WHERE class_search MATCH ? LIMIT ?")
+            let hits = try Int64.fetchAll(statement, arguments: [match, Self.crowdedCell + 1])
+            return hits.count > Self.crowdedCell ? (true, nil) : (false, hits)
         }
-        return count ?? 0 > Self.crowdedCell
+        let range = GeohashRange(cell: cell)
+        let statement = try db.cachedStatement(sql: """
+            SELECT COUNT(*) FROM (SELECT 1 FROM classes INDEXED BY classes_by_geohash WHERE geohash >= ? AND geohash < ? LIMIT ?)
+            """)
+        let count = try Int.fetchOne(statement, arguments: [range.lower, range.upper, Self.crowdedCell + 1]) ?? 0
+        return (count > Self.crowdedCell, nil)
     }
 
     /// The page of listings for the keys (fetched with `limit + 1`: the extra key only says there is more).
@@ -130,12 +114,14 @@ struct SQLiteClassSearch {
     }
 
     /// Keys of the candidates in `ranges` (all listings when nil) that satisfy everything, after the cursor. A
-    /// `cell` (one cell of a nearest-first walk, whose range `ranges` holds) lets a keyword search select the
-    /// cell's keyword hits on the FTS index, and keeps the prepared statement for the walk's next cells.
+    /// `cell` (one cell of a nearest-first walk, whose range `ranges` holds) keeps the prepared statement for the
+    /// walk's next cells, and for a keyword search comes with the rowids of its keyword hits (`keywordHits`),
+    /// which then replace the keyword condition.
     private func fetchKeys(
-        _ db: Database, ranges: [GeohashRange]?, limit: Int, cell: Geohash? = nil
+        _ db: Database, ranges: [GeohashRange]?, limit: Int, cell: Geohash? = nil, rowids keywordHits: [Int64]? = nil
     ) throws -> [Key] {
-        guard let statement = statement(ranges: ranges, limit: limit, cell: cell) else { return [] }
+        if let keywordHits, keywordHits.isEmpty { return [] }
+        guard let statement = statement(ranges: ranges, limit: limit, keywordHits: keywordHits) else { return [] }
         let prepared = cell != nil ? try db.cachedStatement(sql: statement.sql) : try db.makeStatement(sql: statement.sql)
         return try Row.fetchAll(prepared, arguments: statement.arguments).map { Key(row: $0, sort: search.sort) }
     }
@@ -151,7 +137,7 @@ struct SQLiteClassSearch {
     }
 
     /// One statement: candidates in `ranges` (all listings when nil) that satisfy everything, after the cursor.
-    private func statement(ranges: [GeohashRange]?, limit: Int, cell: Geohash? = nil) -> (sql: String, arguments: StatementArguments)? {
+    private func statement(ranges: [GeohashRange]?, limit: Int, keywordHits: [Int64]? = nil) -> (sql: String, arguments: StatementArguments)? {
         var conditions: [String] = []
         var arguments: [String: (any DatabaseValueConvertible)?] = [:]
         var columns = "c.id, c.created_at"
@@ -213,11 +199,11 @@ struct SQLiteClassSearch {
             arguments["radius"] = circle.radius
         }
         if let keyword = search.keyword {
-            if let cell, let cellMatch = ClassSearchDocument.match(keyword, in: cell) {
-                // One cell of a walk: its keyword hits (one FTS doclist intersection) drive; the range confirms the cell.
+            if let keywordHits {
+                // One cell of a walk: its keyword hits (one FTS doclist intersection, already read) drive.
                 indexHint = ""
-                conditions.append("c.rowid IN (SELECT rowid FROM class_search WHERE class_search MATCH :match)")
-                arguments["match"] = cellMatch
+                conditions.append("c.rowid IN (SELECT value FROM json_each(:hits))")
+                arguments["hits"] = "[" + keywordHits.map(String.init).joined(separator: ",") + "]"
             } else if search.sort == .relevance {
                 arguments["match"] = ClassSearchDocument.match(keyword)
                 join = "JOIN class_search ON class_search.rowid = c.rowid"
