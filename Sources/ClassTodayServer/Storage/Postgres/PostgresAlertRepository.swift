@@ -18,7 +18,7 @@ public struct PostgresAlertRepository: AlertRepository {
     }
 
     public func create(_ alert: Alert) async throws {
-        try await PostgresClassViewQuery.transaction(client, logger: logger) { connection in
+        try await PostgresRows.transaction(client, logger: logger) { connection in
             try await connection.query("""
                 INSERT INTO alerts (id, user_id, lat, lon, radius, query, type, subjects, targets, days, subjects_mask,
                     targets_mask, days_mask, max_price, created_at)
@@ -43,7 +43,7 @@ public struct PostgresAlertRepository: AlertRepository {
     }
 
     public func delete(id: String, by userId: String) async throws {
-        try await PostgresClassViewQuery.transaction(client, logger: logger) { connection in
+        try await PostgresRows.transaction(client, logger: logger) { connection in
             var owner: String?
             for try await userId in try await connection.query("SELECT user_id FROM alerts WHERE id = \(id) FOR UPDATE", logger: logger)
                 .decode(String.self) {
@@ -71,7 +71,7 @@ public struct PostgresAlertRepository: AlertRepository {
     }
 
     public func fanOut(limit: Int, at date: Date) async throws -> AlertFanOutBatch {
-        let batch = try await PostgresClassViewQuery.transaction(client, logger: logger) { connection in
+        let batch = try await PostgresRows.transaction(client, logger: logger) { connection in
             // Rows another node has claimed are skipped, not waited for: each class is fanned out by one node.
             var queued: [String] = []
             let claimed = try await connection.query("""
@@ -129,7 +129,7 @@ public struct PostgresAlertRepository: AlertRepository {
     /// The alerts filed under the cells of `location` that `listing` satisfies in everything but the keyword, and
     /// that are not its writer's: `(alert_id, user_id, query)` rows.
     private static func candidatesQuery(for listing: ClassListing, at location: GeoPoint) -> PostgresQuery {
-        var binds = PostgresClassViewQuery.Binds()
+        var binds = PostgresRows.Binds()
         let cells = binds.bind(AlertCells.lookupKeys(for: location))
         let type = binds.bind(listing.type.rawValue)
         let subjects = binds.bind(BitMask.of(listing.subjects))
@@ -171,29 +171,14 @@ public struct PostgresAlertRepository: AlertRepository {
         }
     }
 
-    /// One page of the rows of `table` (`alerts` or `notifications`) owned by `userId`, newest first by
-    /// `created_at`, then `id`, continuing after the cursor, with the cursor of the next page under `ordering`.
+    /// One page of the rows of `table` (`alerts` or `notifications`) owned by `userId`, newest first.
     private func newestFirst<Item: Sendable>(
         table: String, userId: String, page: PageRequest, ordering: String, decode: @escaping (PostgresRandomAccessRow) throws -> Item
     ) async throws -> Page<Item> {
-        var binds = PostgresClassViewQuery.Binds()
-        var condition = "user_id = \(binds.bind(userId))"
-        if let after = page.after, let createdAt = after.values.first?.int, let id = after.values.last?.string {
-            let (created, lastId) = (binds.bind(createdAt), binds.bind(id))
-            condition += " AND (created_at < \(created) OR (created_at = \(created) AND id < \(lastId)))"
-        }
-        let limit = binds.bind(page.limit + 1)
-        let query = binds.query("SELECT * FROM \(table) WHERE \(condition) ORDER BY created_at DESC, id DESC LIMIT \(limit)")
-        let rows = try await client.withConnection { connection in
-            try await connection.query(query, logger: logger).collect().map { $0.makeRandomAccess() }
-        }
-        let visible = Array(rows.prefix(page.limit))
-        var next: String?
-        if rows.count > page.limit, let last = visible.last {
-            next = PageCursor(ordering: ordering, values: [.int(try last["created_at"].decode(Int64.self)),
-                                                           .string(try last["id"].decode(String.self))]).encoded
-        }
-        return Page(items: try visible.map(decode), nextCursor: next)
+        var binds = PostgresRows.Binds()
+        let owner = binds.bind(userId)
+        return try await PostgresRows.newestFirstPage(client, logger: logger, from: "SELECT * FROM \(table) WHERE user_id = \(owner)",
+                                                      binds: binds, page: page, ordering: ordering, decode: decode)
     }
 
     private static func alert(row: PostgresRandomAccessRow) throws -> Alert {

@@ -17,7 +17,7 @@ public struct PostgresClassRepository: ClassRepository {
     }
 
     public func create(_ listing: ClassListing) async throws -> ClassView {
-        try await PostgresClassViewQuery.transaction(client, logger: logger) { connection in
+        try await PostgresRows.transaction(client, logger: logger) { connection in
             try await checkImages(listing.imageIds, ownedBy: listing.writerId, connection)
             try await insertRow(listing, connection)
             try await replaceImages(of: listing.id, with: listing.imageIds, connection)
@@ -49,7 +49,7 @@ public struct PostgresClassRepository: ClassRepository {
     }
 
     public func update(id: String, by userId: String, _ change: @Sendable (inout ClassListing) throws -> Void) async throws -> ClassView {
-        try await PostgresClassViewQuery.transaction(client, logger: logger) { connection in
+        try await PostgresRows.transaction(client, logger: logger) { connection in
             try await lockRow(id: id, connection)
             var listing = try await fetchView(id: id, viewerId: userId, connection).listing
             guard listing.writerId == userId else { throw DomainError.forbidden("only the writer may change this class") }
@@ -82,7 +82,7 @@ public struct PostgresClassRepository: ClassRepository {
     }
 
     public func delete(id: String, by userId: String) async throws {
-        try await PostgresClassViewQuery.transaction(client, logger: logger) { connection in
+        try await PostgresRows.transaction(client, logger: logger) { connection in
             try await lockRow(id: id, connection)
             let listing = try await fetchView(id: id, viewerId: userId, connection).listing
             guard listing.writerId == userId else { throw DomainError.forbidden("only the writer may delete this class") }
@@ -99,7 +99,7 @@ public struct PostgresClassRepository: ClassRepository {
     }
 
     public func search(_ search: ClassSearch, viewerId: String?, page: PageRequest) async throws -> Page<ClassView> {
-        try await PostgresClassViewQuery.transaction(client, logger: logger) { connection in
+        try await PostgresRows.transaction(client, logger: logger) { connection in
             // Every statement of the search reads one snapshot, as SQLite's read transaction does.
             try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
             return try await PostgresClassSearch(search: search, page: page, viewerId: viewerId, logger: logger).run(connection)
@@ -107,7 +107,7 @@ public struct PostgresClassRepository: ClassRepository {
     }
 
     public func setFavorite(classId: String, userId: String, _ isFavorite: Bool) async throws {
-        try await PostgresClassViewQuery.transaction(client, logger: logger) { connection in
+        try await PostgresRows.transaction(client, logger: logger) { connection in
             // The row lock orders this change after a concurrent deletion (which clears favourites).
             let exists = try await connection.query(
                 "SELECT 1 FROM classes WHERE id = \(classId) AND deleted_at IS NULL FOR NO KEY UPDATE", logger: logger
@@ -133,7 +133,7 @@ public struct PostgresClassRepository: ClassRepository {
 
     public func favorites(of userId: String, page: PageRequest) async throws -> Page<ClassView> {
         try await client.withConnection { connection in
-            var binds = PostgresClassViewQuery.Binds()
+            var binds = PostgresRows.Binds()
             let owner = binds.bind(userId)
             var condition = "true"
             if let after = page.after, let savedAt = after.values.first?.int, let classId = after.values.last?.string {
@@ -153,7 +153,7 @@ public struct PostgresClassRepository: ClassRepository {
 
     public func classes(writtenBy writerId: String, viewerId: String?, page: PageRequest) async throws -> Page<ClassView> {
         try await client.withConnection { connection in
-            var binds = PostgresClassViewQuery.Binds()
+            var binds = PostgresRows.Binds()
             var condition = "c.writer_id = \(binds.bind(writerId))"
             if let after = page.after, let createdAt = after.values.first?.int, let id = after.values.last?.string {
                 let (created, lastId) = (binds.bind(createdAt), binds.bind(id))

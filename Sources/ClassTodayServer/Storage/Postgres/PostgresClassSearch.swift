@@ -169,7 +169,7 @@ struct PostgresClassSearch {
     /// verification, after `position`, in sort order; nil when nothing can match. `withText` also selects name
     /// and description.
     private func statement(ranges: [GeohashRange]?, limit: Int, after position: Position?, withText: Bool) -> PostgresQuery? {
-        var binds = PostgresClassViewQuery.Binds()
+        var binds = PostgresRows.Binds()
         var columns = ["c.id", "c.created_at"]
         var conditions = ["c.deleted_at IS NULL"]
         var outer: [String] = []
@@ -229,7 +229,7 @@ struct PostgresClassSearch {
     }
 
     /// The conditions of the search's plain column filters (status, type, district, masks, price).
-    private func filterConditions(_ binds: inout PostgresClassViewQuery.Binds) -> [String] {
+    private func filterConditions(_ binds: inout PostgresRows.Binds) -> [String] {
         var conditions: [String] = []
         if let status = search.status { conditions.append("c.status = \(binds.bind(status.rawValue))") }
         if let type = search.type { conditions.append("c.type = \(binds.bind(type.rawValue))") }
@@ -245,7 +245,7 @@ struct PostgresClassSearch {
     }
 
     /// The placeholder of a cursor's numeric sort value: an integer for the creation time, else a double.
-    private func keysetValue(_ value: PageCursorValue, _ binds: inout PostgresClassViewQuery.Binds) -> String {
+    private func keysetValue(_ value: PageCursorValue, _ binds: inout PostgresRows.Binds) -> String {
         switch (search.sort, value) {
         case (.recent, .int(let milliseconds)): binds.bind(milliseconds)
         case (_, .string(let text)): binds.bind(text)

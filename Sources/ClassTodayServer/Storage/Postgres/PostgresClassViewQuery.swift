@@ -6,34 +6,6 @@ import PostgresNIO
 /// The one SELECT that reads listings as a viewer sees them on PostgreSQL: the class, its writer, its images and
 /// whether the viewer saved it, all in a single statement (no query per class). The port of ``ClassViewQuery``.
 enum PostgresClassViewQuery {
-    /// Positional parameters of a statement built at run time: each ``bind(_:)`` appends a value and returns
-    /// its `$n` placeholder, to be written into the SQL text.
-    struct Binds {
-        /// The values bound so far, in placeholder order.
-        private(set) var bindings = PostgresBindings()
-        private var count = 0
-
-        /// Appends `value` and returns its placeholder.
-        mutating func bind(_ value: some PostgresDynamicTypeEncodable) -> String {
-            bindings.append(value)
-            count += 1
-            return "$\(count)"
-        }
-
-        /// Appends `value` (NULL when nil, its type then taken from the SQL context or a cast) and returns its
-        /// placeholder.
-        mutating func bind<Value: PostgresDynamicTypeEncodable>(_ value: Value?) -> String {
-            bindings.append(value)
-            count += 1
-            return "$\(count)"
-        }
-
-        /// The statement `sql` with these values.
-        func query(_ sql: String) -> PostgresQuery {
-            PostgresQuery(unsafeSQL: sql, binds: bindings)
-        }
-    }
-
     /// The columns of a listing row, its writer's summary, the viewer's favourite flag and the image ids in order;
     /// `viewer` is the placeholder of the viewer's id.
     private static func columns(viewer: String) -> String {
@@ -51,7 +23,7 @@ enum PostgresClassViewQuery {
     /// `orderBy` order, at most `limit` of them.
     static func fetchRows(
         _ connection: PostgresConnection, logger: Logger, viewerId: String?, join: String = "", extraColumns: String = "",
-        where condition: String, orderBy: String, limit: Int, binds: Binds
+        where condition: String, orderBy: String, limit: Int, binds: PostgresRows.Binds
     ) async throws -> [PostgresRandomAccessRow] {
         var binds = binds
         let viewer = binds.bind(viewerId)
@@ -67,7 +39,7 @@ enum PostgresClassViewQuery {
     /// The listings, not deleted, whose ids are in `ids` (in no particular order).
     static func fetchAll(_ connection: PostgresConnection, logger: Logger, viewerId: String?, ids: [String]) async throws -> [ClassView] {
         guard !ids.isEmpty else { return [] }
-        var binds = Binds()
+        var binds = PostgresRows.Binds()
         let viewer = binds.bind(viewerId)
         let list = binds.bind(ids)
         let query = binds.query("""
@@ -97,25 +69,8 @@ enum PostgresClassViewQuery {
 
     /// Decodes one row of the SELECT.
     static func view(row: PostgresRandomAccessRow) throws -> ClassView {
-        let lat = try row["lat"].decode(Double?.self)
-        let lon = try row["lon"].decode(Double?.self)
-        let writerId = try row["writer_id"].decode(String.self)
-        let listing = ClassListing(
-            id: try row["id"].decode(String.self), type: ClassType(rawValue: try row["type"].decode(String.self)) ?? .sell,
-            name: try row["name"].decode(String.self), description: try row["description"].decode(String.self),
-            days: StoredList.decode(try row["days"].decode(String.self)), time: try row["time"].decode(String?.self),
-            place: try row["place"].decode(String?.self),
-            location: lat.flatMap { lat in lon.map { GeoPoint(lat: lat, lon: $0) } },
-            keywordLocation: try row["keyword_location"].decode(String?.self), price: try row["price"].decode(Int?.self),
-            priceUnit: PriceUnit(rawValue: try row["price_unit"].decode(String.self)) ?? .perHour,
-            subjects: StoredList.decode(try row["subjects"].decode(String.self)),
-            targets: StoredList.decode(try row["targets"].decode(String.self)),
-            capacity: try row["capacity"].decode(Int.self),
-            status: ClassStatus(rawValue: try row["status"].decode(String.self)) ?? .closed,
-            imageIds: try row["image_ids"].decode([String].self), writerId: writerId,
-            favoriteCount: try row["favorite_count"].decode(Int.self),
-            createdAt: Date(millisecondsSince1970: try row["created_at"].decode(Int64.self)),
-            updatedAt: Date(millisecondsSince1970: try row["updated_at"].decode(Int64.self)))
+        let listing = try listing(row: row)
+        let writerId = listing.writerId
         let ratingCount = try row["writer_rating_count"].decode(Int.self)
         let ratingSum = try row["writer_rating_sum"].decode(Double.self)
         let writer = WriterSummary(
@@ -125,17 +80,23 @@ enum PostgresClassViewQuery {
         return ClassView(listing: listing, writer: writer, isFavorite: try row["is_favorite"].decode(Bool.self))
     }
 
-    /// Runs `body` in a transaction on a pooled connection, committing when it returns and rolling back when it
-    /// throws. The error `body` threw is rethrown as is (not wrapped in `PostgresTransactionError`), so that
-    /// domain errors keep their meaning.
-    static func transaction<Result: Sendable>(
-        _ client: PostgresClient, logger: Logger, _ body: (PostgresConnection) async throws -> Result
-    ) async throws -> Result {
-        do {
-            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
-        } catch let error as PostgresTransactionError {
-            throw error.closureError ?? error
-        }
+    /// Decodes the listing of a `classes` row read with an `image_ids` array (its images in order).
+    static func listing(row: PostgresRandomAccessRow) throws -> ClassListing {
+        ClassListing(
+            id: try row["id"].decode(String.self), type: ClassType(rawValue: try row["type"].decode(String.self)) ?? .sell,
+            name: try row["name"].decode(String.self), description: try row["description"].decode(String.self),
+            days: StoredList.decode(try row["days"].decode(String.self)), time: try row["time"].decode(String?.self),
+            place: try row["place"].decode(String?.self), location: try PostgresRows.location(row),
+            keywordLocation: try row["keyword_location"].decode(String?.self), price: try row["price"].decode(Int?.self),
+            priceUnit: PriceUnit(rawValue: try row["price_unit"].decode(String.self)) ?? .perHour,
+            subjects: StoredList.decode(try row["subjects"].decode(String.self)),
+            targets: StoredList.decode(try row["targets"].decode(String.self)),
+            capacity: try row["capacity"].decode(Int.self),
+            status: ClassStatus(rawValue: try row["status"].decode(String.self)) ?? .closed,
+            imageIds: try row["image_ids"].decode([String].self), writerId: try row["writer_id"].decode(String.self),
+            favoriteCount: try row["favorite_count"].decode(Int.self),
+            createdAt: Date(millisecondsSince1970: try row["created_at"].decode(Int64.self)),
+            updatedAt: Date(millisecondsSince1970: try row["updated_at"].decode(Int64.self)))
     }
 
     /// The haversine distance in meters between two points given as SQL expressions (columns or placeholders of

@@ -154,26 +154,7 @@ public struct PostgresMatchRepository: MatchRepository {
             \(unescaped: locking ? "FOR NO KEY UPDATE OF c" : "")
             """, logger: logger)).first
         else { throw DomainError.notFound("class") }
-        return SeatedListing(listing: try classListing(row: row), seatsTaken: try row["seats_taken"].decode(Int.self))
-    }
-
-    /// Decodes a `classes` row with its `image_ids` array.
-    private static func classListing(row: PostgresRandomAccessRow) throws -> ClassListing {
-        ClassListing(
-            id: try row["id"].decode(String.self), type: ClassType(rawValue: try row["type"].decode(String.self)) ?? .sell,
-            name: try row["name"].decode(String.self), description: try row["description"].decode(String.self),
-            days: StoredList.decode(try row["days"].decode(String.self)), time: try row["time"].decode(String?.self),
-            place: try row["place"].decode(String?.self), location: try PostgresRows.location(row),
-            keywordLocation: try row["keyword_location"].decode(String?.self), price: try row["price"].decode(Int?.self),
-            priceUnit: PriceUnit(rawValue: try row["price_unit"].decode(String.self)) ?? .perHour,
-            subjects: StoredList.decode(try row["subjects"].decode(String.self)),
-            targets: StoredList.decode(try row["targets"].decode(String.self)),
-            capacity: try row["capacity"].decode(Int.self),
-            status: ClassStatus(rawValue: try row["status"].decode(String.self)) ?? .closed,
-            imageIds: try row["image_ids"].decode([String].self), writerId: try row["writer_id"].decode(String.self),
-            favoriteCount: try row["favorite_count"].decode(Int.self),
-            createdAt: Date(millisecondsSince1970: try row["created_at"].decode(Int64.self)),
-            updatedAt: Date(millisecondsSince1970: try row["updated_at"].decode(Int64.self)))
+        return SeatedListing(listing: try PostgresClassViewQuery.listing(row: row), seatsTaken: try row["seats_taken"].decode(Int.self))
     }
 
     /// Posts the system message of `match`'s status in its room, whose lock the transaction holds.

@@ -45,6 +45,13 @@ enum PostgresRows {
             return "$\(bindings.count)"
         }
 
+        /// Appends `value` (NULL when nil, its type then taken from the SQL context or a cast) and returns its
+        /// placeholder.
+        mutating func bind<Value: PostgresDynamicTypeEncodable>(_ value: Value?) -> String {
+            bindings.append(value)
+            return "$\(bindings.count)"
+        }
+
         /// The statement `sql` with these values.
         func query(_ sql: String) -> PostgresQuery {
             PostgresQuery(unsafeSQL: sql, binds: bindings)
