@@ -63,7 +63,7 @@ struct BenchCommand: AsyncParsableCommand {
                 CLASSTODAY_BCRYPT_COST=4 CLASSTODAY_AUTH_RATE_LIMIT=0 classtoday serve --rate-limit 0
                 """)
 
-        @Option(help: "The server's base URL (loopback only).")
+        @Option(help: "The server's base URL (loopback only); several, comma-separated, for nodes sharing one database: the two members of each room then connect to different nodes.")
         var url = "http://127.0.0.1:8080"
 
         @Option(help: "WebSocket connections to open.")
@@ -82,15 +82,17 @@ struct BenchCommand: AsyncParsableCommand {
         var serverPid: Int32?
 
         func validate() throws {
-            guard let host = URL(string: url)?.host, ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host) || host.hasPrefix("127.") else {
-                throw ValidationError("--url must point at a loopback address")
+            for node in url.split(separator: ",") {
+                guard let host = URL(string: String(node))?.host, ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host) || host.hasPrefix("127.") else {
+                    throw ValidationError("--url must point at loopback addresses")
+                }
             }
             guard connections > 0, rooms > 0, rate > 0, seconds > 0 else { throw ValidationError("counts must be positive") }
         }
 
         func run() async throws {
             var options = ChatBenchmark.Options()
-            options.url = url
+            options.urls = url.split(separator: ",").map(String.init)
             options.connections = connections
             options.rooms = rooms
             options.rate = rate

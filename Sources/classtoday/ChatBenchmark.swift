@@ -9,10 +9,12 @@ import Synchronization
 
 /// `classtoday bench chat`: a load client, in its own process, for a running server on loopback. It signs up
 /// users, opens rooms, connects WebSockets, sends at a fixed rate and checks every delivery: lost, duplicated and
-/// out-of-order messages, send-to-delivery latency, and the server's resident memory per connection.
+/// out-of-order messages, send-to-delivery latency, and the server's resident memory per connection. Given several
+/// nodes, the two members of each room connect to different ones, so that every delivery crosses nodes.
 struct ChatBenchmark {
     struct Options {
-        var url = "http://127.0.0.1:8080"
+        /// The nodes' base URLs; REST setup goes to the first, memory is measured on the first.
+        var urls = ["http://127.0.0.1:8080"]
         var connections = 5000
         var rooms = 2500
         var rate = 2000
@@ -23,14 +25,17 @@ struct ChatBenchmark {
     /// One socket of the benchmark: which user, which room, and its outgoing frames.
     final class Connection: Sendable {
         let index: Int
+        /// The node's WebSocket URL.
+        let socketURL: String
         let userId: String
         let token: String
         let roomId: String
         let outgoing: AsyncStream<String>.Continuation
         let frames: AsyncStream<String>
 
-        init(index: Int, userId: String, token: String, roomId: String) {
+        init(index: Int, socketURL: String, userId: String, token: String, roomId: String) {
             self.index = index
+            self.socketURL = socketURL
             self.userId = userId
             self.token = token
             self.roomId = roomId
@@ -63,7 +68,7 @@ struct ChatBenchmark {
     let logger: Logger
 
     func run() async throws -> [String] {
-        let pid = options.serverPID ?? Self.listeningProcess(port: URL(string: options.url)?.port ?? 8080)
+        let pid = options.serverPID ?? Self.listeningProcess(port: URL(string: options.urls[0])?.port ?? 8080)
         let connections = try await setUp()
         let membersPerRoom = Dictionary(grouping: connections, by: \.roomId)
         let before = pid.flatMap(Self.residentKiB)
@@ -108,13 +113,16 @@ struct ChatBenchmark {
         } collect: { roomIds[$0] = $1 }
         return (0..<options.connections).map { index in
             let room = index % options.rooms
-            let member = users[room * 2 + (index / options.rooms) % 2]
-            return Connection(index: index, userId: member.id, token: member.token, roomId: roomIds[room])
+            let side = (index / options.rooms) % 2
+            let member = users[room * 2 + side]
+            let node = options.urls[side % options.urls.count]
+            return Connection(index: index, socketURL: node.replacingOccurrences(of: "http://", with: "ws://") + "/v1/chat/ws",
+                              userId: member.id, token: member.token, roomId: roomIds[room])
         }
     }
 
     private func post(_ path: String, _ body: [String: Any], token: String?) async throws -> [String: Any] {
-        var request = HTTPClientRequest(url: options.url + path)
+        var request = HTTPClientRequest(url: options.urls[0] + path)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
@@ -152,9 +160,8 @@ struct ChatBenchmark {
     // MARK: Sockets
 
     private func serve(_ connection: Connection, tally: Tally) async throws {
-        let wsURL = options.url.replacingOccurrences(of: "http://", with: "ws://") + "/v1/chat/ws"
         _ = try await WebSocketClient.connect(
-            url: wsURL, configuration: .init(maxFrameSize: 1 << 16, additionalHeaders: [.authorization: "Bearer \(connection.token)"]),
+            url: connection.socketURL, configuration: .init(maxFrameSize: 1 << 16, additionalHeaders: [.authorization: "Bearer \(connection.token)"]),
             logger: logger
         ) { inbound, outbound, _ in
             Self.connected.add(1, ordering: .relaxed)

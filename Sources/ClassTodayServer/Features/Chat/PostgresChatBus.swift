@@ -128,8 +128,10 @@ public final class PostgresChatBus: ChatBus, Service {
                 try await store.client.query(
                     "UPDATE chat_presence SET seen_at = \(now.millisecondsSince1970) WHERE node_id = \(nodeId)", logger: logger)
                 try await store.client.query("DELETE FROM chat_presence WHERE seen_at <= \(Self.freshness(now))", logger: logger)
-            } catch {
+            } catch where !Task.isCancelled {
                 logger.warning("refreshing chat presence failed", metadata: ["error": "\(String(reflecting: error))"])
+            } catch {
+                return
             }
         }
     }

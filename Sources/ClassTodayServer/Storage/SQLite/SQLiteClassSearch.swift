@@ -81,15 +81,19 @@ struct SQLiteClassSearch {
     /// The most candidates a cell may hold for a nearest-first search to read it rather than split it: few
     /// enough that reading and sorting them is cheap, many enough that sparse regions are read in large cells.
     static let crowdedCell = 64
+    /// The most keyword hits a cell may hold for a keyword walk to read it: higher than ``crowdedCell``, since the
+    /// hits are already in hand (one FTS query) and each split costs an FTS query per child read.
+    static let crowdedKeywordCell = 256
 
     /// Whether `cell` holds more than ``crowdedCell`` candidates, and for a keyword search the rowids of its keyword
     /// hits when it does not. Listings (deleted ones included) are counted on the geohash index without reading a
-    /// row; keyword hits come from one FTS query (`LIMIT crowdedCell + 1`), which then also serves the cell's read.
+    /// row; keyword hits (more than ``crowdedKeywordCell`` makes a cell crowded) come from one FTS query, which then
+    /// also serves the cell's read.
     private func cellCandidates(_ db: Database, _ cell: Geohash) throws -> (isCrowded: Bool, keywordHits: [Int64]?) {
         if let keyword = search.keyword, let match = ClassSearchDocument.match(keyword, in: cell) {
             let statement = try db.cachedStatement(sql: "SELECT rowid FROM class_search WHERE class_search MATCH ? LIMIT ?")
-            let hits = try Int64.fetchAll(statement, arguments: [match, Self.crowdedCell + 1])
-            return hits.count > Self.crowdedCell ? (true, nil) : (false, hits)
+            let hits = try Int64.fetchAll(statement, arguments: [match, Self.crowdedKeywordCell + 1])
+            return hits.count > Self.crowdedKeywordCell ? (true, nil) : (false, hits)
         }
         let range = GeohashRange(cell: cell)
         let statement = try db.cachedStatement(sql: """
