@@ -12,7 +12,9 @@ import Testing
 @Suite("Chat across two nodes", .enabled(if: PostgresTestDatabase.serverURL != nil))
 struct TwoNodeChatTests {
     /// Starts two live nodes over the same fresh database and runs `body` with a client of each.
-    static func withTwoNodes(_ body: @Sendable (any TestClientProtocol, any TestClientProtocol) async throws -> Void) async throws {
+    static func withTwoNodes(
+        _ body: @Sendable (any TestClientProtocol, any TestClientProtocol, _ database: String) async throws -> Void
+    ) async throws {
         let first = try TestServer.configuration()
         let second = try TestServer.configuration { $0.databaseURL = first.databaseURL }
         defer {
@@ -24,14 +26,14 @@ struct TwoNodeChatTests {
         let nodeB = try await buildApplication(second, logger: logger)
         try await nodeA.test(.live) { a in
             try await nodeB.test(.live) { b in
-                try await body(a, b)
+                try await body(a, b, try #require(first.databaseURL.flatMap { URL(string: $0)?.lastPathComponent }))
             }
         }
     }
 
     @Test("a message sent on node A reaches node B; a client reconnecting to B syncs what it missed, once, in order")
     func crossNode() async throws {
-        try await Self.withTwoNodes { a, b in
+        try await Self.withTwoNodes { a, b, _ in
             let seller = try await a.signup(nickname: "선생님")
             let buyer = try await b.signup(nickname: "학생")
             let classId = try #require(try await a.createClass(token: seller.token)["id"] as? String)
@@ -75,7 +77,7 @@ struct TwoNodeChatTests {
 
     @Test("concurrent senders on two nodes get one gap-free sequence, duplicates stored once")
     func concurrentSenders() async throws {
-        try await Self.withTwoNodes { a, b in
+        try await Self.withTwoNodes { a, b, _ in
             let seller = try await a.signup()
             let buyer = try await b.signup()
             let classId = try #require(try await a.createClass(token: seller.token)["id"] as? String)
@@ -103,14 +105,14 @@ struct TwoNodeChatTests {
 
     @Test("a node whose listener connection is cut reconnects and delivers what was sent meanwhile, once, in order")
     func listenerReconnects() async throws {
-        try await Self.withTwoNodes { a, b in
+        try await Self.withTwoNodes { a, b, database in
             let seller = try await a.signup()
             let buyer = try await b.signup()
             let classId = try #require(try await a.createClass(token: seller.token)["id"] as? String)
             let room = try await b.send(.post, "/v1/chat/rooms", json: ["classId": classId], token: buyer.token)
             let roomId = try #require(try room.jsonObject()["id"] as? String)
             let buyerOnB = try await TestSocket.connect(port: try #require(b.port), token: buyer.token)
-            try Self.terminateListeners()
+            try Self.terminateListeners(of: database)
             for index in 1...3 {
                 let sent = try await a.send(.post, "/v1/chat/rooms/\(roomId)/messages", json: ["clientId": "m\(index)", "text": "\(index)"],
                                             token: seller.token)
@@ -127,12 +129,12 @@ struct TwoNodeChatTests {
         }
     }
 
-    /// Cuts every listening connection on the test server, as a network failure or a database restart would.
-    static func terminateListeners() throws {
+    /// Cuts the listening connections to `database`, as a network failure or a database restart would.
+    static func terminateListeners(of database: String) throws {
         let psql = Process()
         psql.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         psql.arguments = ["psql", try #require(PostgresTestDatabase.serverURL), "-q", "-v", "ON_ERROR_STOP=1", "-c",
-                          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query ILIKE 'LISTEN%'"]
+                          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query ILIKE 'LISTEN%' AND datname = '\(database)'"]
         try psql.run()
         psql.waitUntilExit()
         try #require(psql.terminationStatus == 0)

@@ -92,27 +92,33 @@ public final class PostgresStore: Service, Sendable {
         }
     }
 
-    /// Applies pending migrations, one transaction per file, and returns the ones applied. A transaction-scoped
+    /// Applies pending migrations, one transaction per file, and returns the ones this call applied. A transaction-scoped
     /// advisory lock makes nodes starting together apply each file once.
     @discardableResult
     public func migrate(_ migrations: [Migration], logger: Logger) async throws -> [Migration] {
-        try await client.query("""
-            CREATE TABLE IF NOT EXISTS schema_migrations (
-                version text PRIMARY KEY, name text NOT NULL, checksum text NOT NULL, applied_at bigint NOT NULL)
-            """, logger: logger)
+        // Under the lock too: two nodes creating the table at once would collide in the catalog.
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLock))", logger: logger)
+            try await connection.query("""
+                CREATE TABLE IF NOT EXISTS schema_migrations (
+                    version text PRIMARY KEY, name text NOT NULL, checksum text NOT NULL, applied_at bigint NOT NULL)
+                """, logger: logger)
+        }
         var applied: [AppliedMigration] = []
         for try await (version, checksum) in try await client.query("SELECT version, checksum FROM schema_migrations", logger: logger)
             .decode((String, String).self) {
             applied.append(AppliedMigration(version: version, checksum: checksum))
         }
         let pending = try MigrationPlan.pending(files: migrations, applied: applied)
+        var appliedHere: [Migration] = []
         for migration in pending {
-            try await client.withTransaction(logger: logger) { connection in
+            let didApply = try await client.withTransaction(logger: logger) { connection -> Bool in
                 try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLock))", logger: logger)
+                // Another node may have applied it since we looked.
                 let done = try await connection.query(
                     "SELECT 1 FROM schema_migrations WHERE version = \(migration.version)", logger: logger
                 ).collect().isEmpty == false
-                guard !done else { return }
+                guard !done else { return false }
                 // The extended protocol runs one statement at a time.
                 for statement in SQLStatements.split(migration.sql) {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
@@ -121,10 +127,14 @@ public final class PostgresStore: Service, Sendable {
                     INSERT INTO schema_migrations (version, name, checksum, applied_at)
                     VALUES (\(migration.version), \(migration.name), \(migration.checksum), \(Date().millisecondsSince1970))
                     """, logger: logger)
+                return true
             }
-            logger.info("applied migration", metadata: ["version": "\(migration.version)", "name": "\(migration.name)"])
+            if didApply {
+                appliedHere.append(migration)
+                logger.info("applied migration", metadata: ["version": "\(migration.version)", "name": "\(migration.name)"])
+            }
         }
-        return pending
+        return appliedHere
     }
 
     /// Whether the database answers a trivial query.
