@@ -212,13 +212,8 @@ public final class PostgresChatBus: ChatBus, Service {
             FROM chat_messages m JOIN chat_rooms r ON r.id = m.room_id WHERE
             """ + " " + condition.sql + " ORDER BY m.room_id, m.seq", binds: condition.binds)
         var result: [(ChatMessage, [String])] = []
-        let rows = try await store.client.query(query, logger: logger)
-        for try await row in rows.decode(
-            (String, String, Int64, String, String, String?, String?, String?, Int64, String, String).self) {
-            let message = ChatMessage(
-                id: row.0, roomId: row.1, seq: Int(row.2), senderId: row.3, kind: MessageKind(rawValue: row.4) ?? .text,
-                text: row.5, imageId: row.6, clientId: row.7, sentAt: Date(millisecondsSince1970: row.8))
-            result.append((message, [row.9, row.10]))
+        for row in try await PostgresRows.all(store.client.query(query, logger: logger)) {
+            result.append((try PostgresRows.message(row), [try row["seller_id"].decode(String.self), try row["buyer_id"].decode(String.self)]))
         }
         return result
     }

@@ -41,7 +41,7 @@ public struct SQLiteChatRepository: ChatRepository {
 
     public func summary(roomId: String) async throws -> RoomSummary? {
         try await writer.read { db in
-            try Row.fetchOne(db, sql: Self.summarySelect(rooms: "SELECT * FROM chat_rooms WHERE id = :room"),
+            try Row.fetchOne(db, sql: ChatRoomSummaryQuery.select(rooms: "SELECT * FROM chat_rooms WHERE id = :room"),
                              arguments: ["room": roomId]).map(Self.summary(row:))
         }
     }
@@ -55,7 +55,7 @@ public struct SQLiteChatRepository: ChatRepository {
                 arguments["activity"] = activity
                 arguments["id"] = id
             }
-            let rows = try Row.fetchAll(db, sql: Self.summarySelect(
+            let rows = try Row.fetchAll(db, sql: ChatRoomSummaryQuery.select(
                 rooms: "SELECT * FROM chat_rooms WHERE seller_id = :user UNION ALL SELECT * FROM chat_rooms WHERE buyer_id = :user")
                 + " \(condition) ORDER BY r.last_activity_at DESC, r.id DESC LIMIT :limit", arguments: StatementArguments(arguments))
             let summaries = rows.prefix(page.limit).map(Self.summary(row:))
@@ -64,22 +64,6 @@ public struct SQLiteChatRepository: ChatRepository {
             } : nil
             return Page(items: summaries, nextCursor: next)
         }
-    }
-
-    /// Rooms from the `rooms` subquery with their class, members and last message (columns read by `summary(row:)`).
-    private static func summarySelect(rooms: String) -> String {
-        """
-        SELECT r.*, c.name AS class_name, c.type AS class_type, c.status AS class_status,
-            s.nickname AS s_nickname, s.profile_image_id AS s_image, s.rating_sum AS s_sum, s.rating_count AS s_count,
-            b.nickname AS b_nickname, b.profile_image_id AS b_image, b.rating_sum AS b_sum, b.rating_count AS b_count,
-            m.id AS m_id, m.seq AS m_seq, m.sender_id AS m_sender_id, m.kind AS m_kind, m.text AS m_text,
-            m.image_id AS m_image_id, m.client_id AS m_client_id, m.sent_at AS m_sent_at
-        FROM (\(rooms)) r
-        JOIN classes c ON c.id = r.class_id
-        JOIN users s ON s.id = r.seller_id
-        JOIN users b ON b.id = r.buyer_id
-        LEFT JOIN chat_messages m ON m.room_id = r.id AND m.seq = r.last_seq
-        """
     }
 
     public func counterparts(of userId: String) async throws -> [String] {
