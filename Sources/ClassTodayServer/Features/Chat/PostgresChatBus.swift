@@ -9,6 +9,8 @@ import ServiceLifecycle
 /// and every node's listener connection hears them.
 ///
 /// - Local subscribers get an event at once, without the round trip; a node ignores its own notifications.
+/// - Events published while a notification is on its way are sent together: one statement, payloads of many
+///   events each.
 /// - A payload over ``inlineLimit`` bytes (a long message) travels as a reference, and receiving nodes read the
 ///   message from the database.
 /// - Presence counts connections per (user, node) in `chat_presence`; the node refreshes its rows every
@@ -19,8 +21,13 @@ import ServiceLifecycle
 public final class PostgresChatBus: ChatBus, Service {
     /// The notification channel.
     static let channel = "classtoday_chat"
-    /// The largest payload sent inline (PostgreSQL refuses payloads of 8,000 bytes or more).
+    /// The largest notification payload (PostgreSQL refuses payloads of 8,000 bytes or more).
     static let inlineLimit = 7_000
+    /// The largest event sent inline, leaving room for the envelope; a longer message travels as a reference.
+    static let eventLimit = inlineLimit - 200
+    /// The most events published together: events published while a notification is on its way wait and go in
+    /// the next one (a few payloads sent by one statement).
+    static let maximumBatch = 256
     /// How far before a listener drop the replay starts, against clock differences between nodes.
     static let replayMargin: TimeInterval = 5
     /// How often a node refreshes its presence rows.
@@ -30,13 +37,23 @@ public final class PostgresChatBus: ChatBus, Service {
 
     private let store: PostgresStore
     private let local = InProcessChatBus()
-    private let nodeId = UUID().uuidString
+    private let nodeId: String
+    private let notifier: BatchQueue<String, Void>
     private let logger: Logger
 
     /// A bus over `store`'s server; ``run()`` must run (as a service) for other nodes' events to arrive.
     public init(store: PostgresStore, logger: Logger) {
+        let nodeId = UUID().uuidString
         self.store = store
+        self.nodeId = nodeId
         self.logger = logger
+        self.notifier = BatchQueue(maximumBatch: Self.maximumBatch) { events in
+            // Notifications of one statement are delivered together, in order.
+            try await store.client.query("""
+                SELECT pg_notify(\(Self.channel), payload) FROM unnest(\(Self.payloads(events, node: nodeId))) AS payload
+                """, logger: logger)
+            return events.map { _ in .success(()) }
+        }
     }
 
     public func subscribe() -> AsyncStream<ChatEvent> {
@@ -46,16 +63,37 @@ public final class PostgresChatBus: ChatBus, Service {
     public func publish(_ event: ChatEvent) async {
         await local.publish(event)
         do {
-            var payload = try Self.encode(Envelope(node: nodeId, event: WireEvent(event)))
-            if payload.utf8.count > Self.inlineLimit, case .message(let message, let recipients) = event {
-                let reference = WireEvent.messageReference(roomId: message.roomId, seq: message.seq, recipients: recipients)
-                payload = try Self.encode(Envelope(node: nodeId, event: reference))
+            var json = try Self.encode(WireEvent(event))
+            if json.utf8.count > Self.eventLimit, case .message(let message, let recipients) = event {
+                json = try Self.encode(WireEvent.messageReference(roomId: message.roomId, seq: message.seq, recipients: recipients))
             }
-            try await store.client.query("SELECT pg_notify(\(Self.channel), \(payload))", logger: logger)
+            try await notifier.submit(json)
         } catch {
             // Other nodes miss the live event; the message itself is stored and their clients get it by `sync`.
             logger.error("publishing a chat event to other nodes failed", metadata: ["error": "\(String(reflecting: error))"])
         }
+    }
+
+    /// Packs events (as JSON) into as few notification payloads of at most ``inlineLimit`` bytes as their order
+    /// allows; each event is at most ``eventLimit`` bytes.
+    static func payloads(_ events: [String], node: String) -> [String] {
+        let head = #"{"node":"\#(node)","events":["#
+        let tail = "]}"
+        var payloads: [String] = []
+        var current: [String] = []
+        var size = head.utf8.count + tail.utf8.count
+        for event in events {
+            let added = event.utf8.count + (current.isEmpty ? 0 : 1)
+            if !current.isEmpty, size + added > inlineLimit {
+                payloads.append(head + current.joined(separator: ",") + tail)
+                current = []
+                size = head.utf8.count + tail.utf8.count
+            }
+            size += event.utf8.count + (current.isEmpty ? 0 : 1)
+            current.append(event)
+        }
+        if !current.isEmpty { payloads.append(head + current.joined(separator: ",") + tail) }
+        return payloads
     }
 
     public func connectionOpened(userId: String) async -> Bool {
@@ -179,17 +217,19 @@ public final class PostgresChatBus: ChatBus, Service {
         try? await store.client.query("DELETE FROM chat_presence WHERE node_id = \(nodeId)", logger: logger)
     }
 
-    /// Delivers another node's event to local subscribers.
+    /// Delivers another node's events to local subscribers.
     private func receive(_ payload: String) async {
         do {
             let envelope = try JSONDecoder().decode(Envelope.self, from: Data(payload.utf8))
             guard envelope.node != nodeId else { return }
-            if case .messageReference(let roomId, let seq, let recipients) = envelope.event {
-                for message in try await messages(where: "m.room_id = \(roomId) AND m.seq = \(seq)") {
-                    await local.publish(.message(message.message, recipients: recipients))
+            for wire in envelope.events {
+                if case .messageReference(let roomId, let seq, let recipients) = wire {
+                    for message in try await messages(where: "m.room_id = \(roomId) AND m.seq = \(seq)") {
+                        await local.publish(.message(message.message, recipients: recipients))
+                    }
+                } else if let event = wire.chatEvent {
+                    await local.publish(event)
                 }
-            } else if let event = envelope.event.chatEvent {
-                await local.publish(event)
             }
         } catch {
             logger.error("a chat event from another node could not be read", metadata: ["error": "\(String(reflecting: error))"])
@@ -218,19 +258,19 @@ public final class PostgresChatBus: ChatBus, Service {
         return result
     }
 
-    private static func encode(_ envelope: Envelope) throws -> String {
-        String(decoding: try JSONEncoder().encode(envelope), as: UTF8.self)
+    private static func encode(_ event: WireEvent) throws -> String {
+        String(decoding: try JSONEncoder().encode(event), as: UTF8.self)
     }
 
-    /// One notification: the publishing node and its event.
-    struct Envelope: Codable {
+    /// One notification: the publishing node and its events, in the order published.
+    struct Envelope: Decodable {
         let node: String
-        let event: WireEvent
+        let events: [WireEvent]
     }
 
     /// A ``ChatEvent`` as JSON, or a reference to a stored message too long to send inline.
     enum WireEvent: Codable {
-        case message(WireMessage, recipients: [String])
+        case message(MessageJSON, recipients: [String])
         case messageReference(roomId: String, seq: Int, recipients: [String])
         case read(roomId: String, userId: String, seq: Int, recipients: [String])
         case typing(roomId: String, userId: String, recipients: [String])
@@ -239,7 +279,7 @@ public final class PostgresChatBus: ChatBus, Service {
 
         init(_ event: ChatEvent) {
             switch event {
-            case .message(let message, let recipients): self = .message(WireMessage(message), recipients: recipients)
+            case .message(let message, let recipients): self = .message(MessageJSON(message), recipients: recipients)
             case .read(let roomId, let userId, let seq, let recipients): self = .read(roomId: roomId, userId: userId, seq: seq, recipients: recipients)
             case .typing(let roomId, let userId, let recipients): self = .typing(roomId: roomId, userId: userId, recipients: recipients)
             case .presence(let userId, let online, let recipients): self = .presence(userId: userId, online: online, recipients: recipients)
@@ -257,24 +297,6 @@ public final class PostgresChatBus: ChatBus, Service {
             case .presence(let userId, let online, let recipients): .presence(userId: userId, online: online, recipients: recipients)
             case .notification(let userId, let json): .notification(userId: userId, json: json)
             }
-        }
-    }
-
-    /// A ``ChatMessage`` as JSON (dates in milliseconds).
-    struct WireMessage: Codable {
-        let id, roomId, senderId, kind: String
-        let seq: Int
-        let text, imageId, clientId: String?
-        let sentAt: Int64
-
-        init(_ message: ChatMessage) {
-            (id, roomId, senderId, kind, seq) = (message.id, message.roomId, message.senderId, message.kind.rawValue, message.seq)
-            (text, imageId, clientId, sentAt) = (message.text, message.imageId, message.clientId, message.sentAt.millisecondsSince1970)
-        }
-
-        var message: ChatMessage {
-            ChatMessage(id: id, roomId: roomId, seq: seq, senderId: senderId, kind: MessageKind(rawValue: kind) ?? .text,
-                        text: text, imageId: imageId, clientId: clientId, sentAt: Date(millisecondsSince1970: sentAt))
         }
     }
 }

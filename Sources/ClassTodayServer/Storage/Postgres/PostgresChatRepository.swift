@@ -114,12 +114,7 @@ public struct PostgresChatRepository: ChatRepository {
         guard !batch.isEmpty else { return [] }
         return try await PostgresRows.transaction(client, logger: logger) { [logger] connection in
             let rooms = try await Self.lockRooms(batch.map(\.roomId), connection, logger)
-            var results: [Result<AppendResult, DomainError>] = []
-            results.reserveCapacity(batch.count)
-            for outgoing in batch {
-                results.append(try await Self.append(outgoing, rooms: rooms, at: date, connection, logger))
-            }
-            return results
+            return try await Self.append(batch, rooms: rooms, at: date, connection, logger)
         }
     }
 
@@ -148,49 +143,42 @@ public struct PostgresChatRepository: ChatRepository {
         return rooms
     }
 
-    /// Stores one message inside the caller's transaction (a batch, or a match step with its system message),
-    /// which holds the lock of its room from ``lockRooms(_:_:_:)``; `rooms` are the rooms locked, whose members are
-    /// read here (their `lastSeq` may be out of date: the seq is read from the row).
+    /// Stores a batch of messages by the rules of ``MessageBatch`` inside the caller's transaction (a batch of
+    /// sends, or a match step with its system message), which holds the locks of their rooms from
+    /// ``lockRooms(_:_:_:)``; `rooms` are the rooms locked. Whatever its size, a batch takes at most three statements:
+    /// one reading earlier messages with the batch's client ids, one inserting, one updating the rooms.
     static func append(
-        _ outgoing: OutgoingMessage, rooms: [String: ChatRoom], at date: Date, _ connection: PostgresConnection, _ logger: Logger
-    ) async throws -> Result<AppendResult, DomainError> {
-        guard let room = rooms[outgoing.roomId] else { return .failure(.notFound("room")) }
-        guard room.isMember(outgoing.senderId) else { return .failure(.forbidden("only the room's members may write in it")) }
-        let id = Identifier.make(at: date)
-        let milliseconds = date.millisecondsSince1970
-        let inserted = try await PostgresRows.all(connection.query("""
-            INSERT INTO chat_messages (id, room_id, seq, sender_id, kind, text, image_id, client_id, sent_at)
-            SELECT \(id), r.id, r.last_seq + 1, \(outgoing.senderId), \(outgoing.kind.rawValue), \(outgoing.text)::text,
-                \(outgoing.imageId)::text, \(outgoing.clientId)::text, \(milliseconds)
-            FROM chat_rooms r WHERE r.id = \(outgoing.roomId)
-            ON CONFLICT (room_id, sender_id, client_id) WHERE client_id IS NOT NULL DO NOTHING
-            RETURNING seq
-            """, logger: logger))
-        guard let seq = try inserted.first?["seq"].decode(Int.self) else {
-            return try await duplicate(of: outgoing, connection, logger)
+        _ batch: [OutgoingMessage], rooms: [String: ChatRoom], at date: Date, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> [Result<AppendResult, DomainError>] {
+        let keys = MessageBatch.clientKeys(of: batch)
+        var existing: [ChatMessage] = []
+        if !keys.isEmpty {
+            // The room locks keep other writers out of these rooms, so what is read here stays true until commit.
+            existing = try await PostgresRows.all(connection.query("""
+                SELECT m.* FROM chat_messages m
+                JOIN unnest(\(keys.map(\.roomId)), \(keys.map(\.senderId)), \(keys.map(\.clientId))) AS k(room_id, sender_id, client_id)
+                    ON m.room_id = k.room_id AND m.sender_id = k.sender_id AND m.client_id = k.client_id
+                """, logger: logger)).map { try PostgresRows.message($0) }
         }
-        // The sender has read their own message.
-        let readColumn = outgoing.senderId == room.sellerId ? "seller_read_seq" : "buyer_read_seq"
+        let plan = MessageBatch(batch, rooms: rooms, existing: existing, at: date)
+        guard !plan.stored.isEmpty else { return plan.results }
+        let rows = String(decoding: try JSONEncoder().encode(plan.stored.map(MessageJSON.init)), as: UTF8.self)
         try await connection.query("""
-            UPDATE chat_rooms SET last_seq = \(seq), last_activity_at = \(milliseconds), \(unescaped: readColumn) = \(seq)
-            WHERE id = \(outgoing.roomId)
+            INSERT INTO chat_messages (id, room_id, seq, sender_id, kind, text, image_id, client_id, sent_at)
+            SELECT id, "roomId", seq, "senderId", kind, text, "imageId", "clientId", "sentAt"
+            FROM jsonb_to_recordset(\(rows)::jsonb) AS m(id text, "roomId" text, seq bigint, "senderId" text, kind text,
+                text text, "imageId" text, "clientId" text, "sentAt" bigint)
             """, logger: logger)
-        return .success(.stored(ChatMessage(
-            id: id, roomId: outgoing.roomId, seq: seq, senderId: outgoing.senderId, kind: outgoing.kind, text: outgoing.text,
-            imageId: outgoing.imageId, clientId: outgoing.clientId, sentAt: date)))
-    }
-
-    /// The message stored earlier with the client id of `outgoing`, which made its insert do nothing.
-    private static func duplicate(
-        of outgoing: OutgoingMessage, _ connection: PostgresConnection, _ logger: Logger
-    ) async throws -> Result<AppendResult, DomainError> {
-        guard let clientId = outgoing.clientId,
-              let row = try await PostgresRows.all(connection.query("""
-                SELECT * FROM chat_messages
-                WHERE room_id = \(outgoing.roomId) AND sender_id = \(outgoing.senderId) AND client_id = \(clientId)
-                """, logger: logger)).first
-        else { return .failure(.notFound("room")) }
-        return .success(.duplicate(try PostgresRows.message(row)))
+        let changed = plan.changedRooms
+        try await connection.query("""
+            UPDATE chat_rooms r SET last_seq = c.last_seq, last_activity_at = c.last_activity_at,
+                seller_read_seq = c.seller_read_seq, buyer_read_seq = c.buyer_read_seq
+            FROM unnest(\(changed.map(\.id)), \(changed.map(\.lastSeq)), \(changed.map(\.lastActivityAt.millisecondsSince1970)),
+                \(changed.map(\.sellerReadSeq)), \(changed.map(\.buyerReadSeq)))
+                AS c(id, last_seq, last_activity_at, seller_read_seq, buyer_read_seq)
+            WHERE r.id = c.id
+            """, logger: logger)
+        return plan.results
     }
 
     private static func summary(row: PostgresRandomAccessRow) throws -> RoomSummary {

@@ -163,10 +163,7 @@ public struct PostgresMatchRepository: MatchRepository {
     ) async throws -> ChatMessage {
         let outgoing = OutgoingMessage(roomId: match.roomId, senderId: userId, clientId: nil, kind: .system,
                                        text: Match.systemMessage(for: match.status), imageId: nil)
-        switch try await PostgresChatRepository.append(outgoing, rooms: rooms, at: date, connection, logger) {
-        case .success(let result): return result.message
-        case .failure(let error): throw error
-        }
+        return try await PostgresChatRepository.append([outgoing], rooms: rooms, at: date, connection, logger)[0].get().message
     }
 
     /// Decodes a `matches` row.

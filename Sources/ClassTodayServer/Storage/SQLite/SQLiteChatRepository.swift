@@ -92,9 +92,7 @@ public struct SQLiteChatRepository: ChatRepository {
     }
 
     public func append(_ batch: [OutgoingMessage], at date: Date) async throws -> [Result<AppendResult, DomainError>] {
-        try await writer.write { db in
-            try batch.map { outgoing in try Self.append(outgoing, at: date, db) }
-        }
+        try await writer.write { db in try Self.append(batch, at: date, db) }
     }
 
     public func markRead(roomId: String, userId: String, seq: Int) async throws -> Int {
@@ -111,34 +109,36 @@ public struct SQLiteChatRepository: ChatRepository {
         }
     }
 
-    /// Stores one message inside the caller's transaction (a batch, or a match step with its system message).
-    static func append(_ outgoing: OutgoingMessage, at date: Date, _ db: Database) throws -> Result<AppendResult, DomainError> {
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT seller_id, buyer_id, last_seq FROM chat_rooms WHERE id = ?"),
-                                         arguments: [outgoing.roomId])
-        else { return .failure(.notFound("room")) }
-        guard outgoing.senderId == row["seller_id"] || outgoing.senderId == row["buyer_id"] else {
-            return .failure(.forbidden("only the room's members may write in it"))
+    /// Stores a batch of messages inside the caller's transaction (a batch of sends, or a match step with its
+    /// system message), by the rules of ``MessageBatch``.
+    static func append(_ batch: [OutgoingMessage], at date: Date, _ db: Database) throws -> [Result<AppendResult, DomainError>] {
+        var rooms: [String: ChatRoom] = [:]
+        for roomId in Set(batch.map(\.roomId)) {
+            if let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM chat_rooms WHERE id = ?"), arguments: [roomId]) {
+                rooms[roomId] = room(row: row)
+            }
         }
-        if let clientId = outgoing.clientId,
-           let existing = try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT * FROM chat_messages WHERE room_id = ? AND sender_id = ? AND client_id = ?"),
-            arguments: [outgoing.roomId, outgoing.senderId, clientId]) {
-            return .success(.duplicate(message(row: existing)))
+        let existing = try MessageBatch.clientKeys(of: batch).compactMap { key in
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM chat_messages WHERE room_id = ? AND sender_id = ? AND client_id = ?"),
+                             arguments: [key.roomId, key.senderId, key.clientId]).map { message(row: $0) }
         }
-        let seq = (row["last_seq"] as Int) + 1
-        let message = ChatMessage(id: Identifier.make(at: date), roomId: outgoing.roomId, seq: seq, senderId: outgoing.senderId,
-                                  kind: outgoing.kind, text: outgoing.text, imageId: outgoing.imageId, clientId: outgoing.clientId,
-                                  sentAt: date)
-        try db.cachedStatement(sql: """
+        let plan = MessageBatch(batch, rooms: rooms, existing: existing, at: date)
+        let insert = try db.cachedStatement(sql: """
             INSERT INTO chat_messages (id, room_id, seq, sender_id, kind, text, image_id, client_id, sent_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [message.id, message.roomId, seq, message.senderId, message.kind.rawValue, message.text,
-                                     message.imageId, message.clientId, date.millisecondsSince1970])
-        let readColumn = outgoing.senderId == row["seller_id"] ? "seller_read_seq" : "buyer_read_seq"
-        // The sender has read their own message.
-        try db.execute(sql: "UPDATE chat_rooms SET last_seq = ?, last_activity_at = ?, \(readColumn) = ? WHERE id = ?",
-                       arguments: [seq, date.millisecondsSince1970, seq, outgoing.roomId])
-        return .success(.stored(message))
+            """)
+        for message in plan.stored {
+            try insert.execute(arguments: [message.id, message.roomId, message.seq, message.senderId, message.kind.rawValue, message.text,
+                                           message.imageId, message.clientId, message.sentAt.millisecondsSince1970])
+        }
+        let update = try db.cachedStatement(sql: """
+            UPDATE chat_rooms SET last_seq = ?, last_activity_at = ?, seller_read_seq = ?, buyer_read_seq = ? WHERE id = ?
+            """)
+        for room in plan.changedRooms {
+            try update.execute(arguments: [room.lastSeq, room.lastActivityAt.millisecondsSince1970, room.sellerReadSeq,
+                                           room.buyerReadSeq, room.id])
+        }
+        return plan.results
     }
 
     static func room(row: Row) -> ChatRoom {

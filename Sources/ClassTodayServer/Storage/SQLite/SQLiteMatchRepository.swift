@@ -137,10 +137,7 @@ public struct SQLiteMatchRepository: MatchRepository {
     private static func postSystemMessage(for match: Match, by userId: String, at date: Date, _ db: Database) throws -> ChatMessage {
         let outgoing = OutgoingMessage(roomId: match.roomId, senderId: userId, clientId: nil, kind: .system,
                                        text: Match.systemMessage(for: match.status), imageId: nil)
-        switch try SQLiteChatRepository.append(outgoing, at: date, db) {
-        case .success(let result): return result.message
-        case .failure(let error): throw error
-        }
+        return try SQLiteChatRepository.append([outgoing], at: date, db)[0].get().message
     }
 
     static func match(row: Row) -> Match {

@@ -1,0 +1,23 @@
+import ClassTodayCore
+import Foundation
+
+/// A ``ChatMessage`` as a JSON object (dates in milliseconds): how messages travel between nodes in chat bus
+/// notifications, and how a batch of them reaches an `INSERT` through `jsonb_to_recordset`.
+struct MessageJSON: Codable {
+    let id, roomId, senderId, kind: String
+    let seq: Int
+    let text, imageId, clientId: String?
+    let sentAt: Int64
+
+    /// The JSON form of `message`.
+    init(_ message: ChatMessage) {
+        (id, roomId, senderId, kind, seq) = (message.id, message.roomId, message.senderId, message.kind.rawValue, message.seq)
+        (text, imageId, clientId, sentAt) = (message.text, message.imageId, message.clientId, message.sentAt.millisecondsSince1970)
+    }
+
+    /// The message.
+    var message: ChatMessage {
+        ChatMessage(id: id, roomId: roomId, seq: seq, senderId: senderId, kind: MessageKind(rawValue: kind) ?? .text,
+                    text: text, imageId: imageId, clientId: clientId, sentAt: Date(millisecondsSince1970: sentAt))
+    }
+}
