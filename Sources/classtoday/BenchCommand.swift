@@ -13,7 +13,11 @@ struct BenchCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "search",
             abstract: "Geohash search against a full scan and SQLite's R*Tree on a seeded dataset.",
-            discussion: "The dataset is kept as bench-search-<classes>.sqlite in the data folder and reused by later runs.")
+            discussion: """
+                The dataset is kept as bench-search-<classes>.sqlite in the data folder and reused by later runs. With \
+                --database postgres://..., the same dataset is seeded into that database too (and kept), and every query \
+                also runs on PostgreSQL, reported side by side with SQLite.
+                """)
 
         @Option(help: "Listings in the dataset.")
         var classes = 1_000_000

@@ -2,10 +2,12 @@ import ClassTodayCore
 import Foundation
 import GRDB
 import Logging
+import PostgresNIO
 
 /// `classtoday bench search`: seeds (or reuses) a realistic dataset, then answers a fixed random set of queries
 /// three ways — the geohash search the server uses, a full scan, and SQLite's R*Tree module — and reports
-/// latency percentiles, candidates examined per result, and the ratios between the three.
+/// latency percentiles, candidates examined per result, and the ratios between the three. Given a PostgreSQL
+/// database, it seeds the same dataset there too and answers every query on both backends in the same run.
 public struct SearchBenchmark: Sendable {
     /// What to run.
     public struct Options: Sendable {
@@ -28,10 +30,13 @@ public struct SearchBenchmark: Sendable {
 
     let options: Options
     let store: SQLiteStore
+    /// The same dataset in PostgreSQL, when the configuration names a PostgreSQL database.
+    let postgres: PostgresStore?
     let logger: Logger
 
     /// Opens (creating, migrating and seeding when needed) the benchmark database `bench-search-<classes>.sqlite`
-    /// in `configuration`'s data folder; it is kept for later runs.
+    /// in `configuration`'s data folder; it is kept for later runs. When `configuration` names a PostgreSQL
+    /// database, the same dataset is seeded there as well (and kept).
     public static func prepare(
         _ options: Options, configuration: AppConfiguration, logger: Logger, progress: @escaping @Sendable (Int, Int) -> Void
     ) async throws -> SearchBenchmark {
@@ -40,8 +45,11 @@ public struct SearchBenchmark: Sendable {
         try await store.migrate(try Migration.load(from: (configuration.migrationsDirectory as NSString).appendingPathComponent("sqlite")), logger: logger)
         // Seeded users never log in here; a fixed bcrypt hash of a random password keeps seeding fast.
         let hash = "$2b$04$C6UzMDM.H6dfI/f/IKxGhuY8y5v3oAnxbWrjrZnnTlmXeAVsQXrjS"
-        try await Seeder(target: SQLiteSeedTarget(store: store)).seed(users: max(1, options.classes / 20), classes: options.classes, seed: options.seed,
+        func seed(_ target: any SeedTarget) async throws {
+            try await Seeder(target: target).seed(users: max(1, options.classes / 20), classes: options.classes, seed: options.seed,
                                                   passwordHash: hash, batchSize: 20_000, progress: progress)
+        }
+        try await seed(SQLiteSeedTarget(store: store))
         try await store.writer.write { db in
             if try !db.tableExists("sqlite_stat1") { try db.execute(sql: "ANALYZE") }
             try db.execute(sql: "CREATE VIRTUAL TABLE IF NOT EXISTS bench_rtree USING rtree(id, minLat, maxLat, minLon, maxLon)")
@@ -49,7 +57,16 @@ public struct SearchBenchmark: Sendable {
                 try db.execute(sql: "INSERT INTO bench_rtree SELECT rowid, lat, lat, lon, lon FROM classes WHERE lat IS NOT NULL")
             }
         }
-        return SearchBenchmark(options: options, store: store, logger: logger)
+        var postgres: PostgresStore?
+        if let url = configuration.databaseURL {
+            let opened = try PostgresStore.open(url: url, logger: logger)
+            postgres = opened
+            try await opened.migrate(try Migration.load(from: (configuration.migrationsDirectory as NSString).appendingPathComponent("postgres")),
+                                     logger: logger)
+            try await seed(PostgresSeedTarget(store: opened))
+            try await opened.client.query("ANALYZE", logger: logger)
+        }
+        return SearchBenchmark(options: options, store: store, postgres: postgres, logger: logger)
     }
 
     /// One line of the report.
@@ -59,6 +76,8 @@ public struct SearchBenchmark: Sendable {
         let candidatesPerResult: Double
         let fullScan: LatencySample
         let rtree: LatencySample?
+        /// The same queries on PostgreSQL: the server's search and a full scan.
+        let postgres: PostgresSample?
     }
 
     /// A family of query kinds, to run part of the report.
@@ -94,18 +113,21 @@ public struct SearchBenchmark: Sendable {
 
     private func circleRow(radius: Double, centers: [GeoPoint]) async throws -> Row {
         var indexed = LatencySample(), fullScan = LatencySample(), rtree = LatencySample()
+        var postgresSample = postgres.map { PostgresSample(store: $0, limit: options.limit, logger: logger) }
         var candidates = 0, results = 0
         for (index, center) in centers.enumerated() {
             var query = ClassSearch()
             query.circle = .init(center: center, radius: radius)
             query.sort = .distance
             let searcher = search(query)
-            let (ids, elapsed, ranges) = try await store.writer.read { db in
+            let (page, elapsed, ranges) = try await store.writer.read { db in
                 let start = ContinuousClock.now
                 let (page, trace) = try searcher.runTraced(db)
-                return (page.items.map(\.listing.id), ContinuousClock.now - start, trace.ranges ?? [])
+                return (page, ContinuousClock.now - start, trace.ranges ?? [])
             }
+            let ids = page.items.map(\.listing.id)
             indexed.record(elapsed)
+            try await postgresSample?.record(query, sqlitePage: page, fullScan: index < options.fullScanQueries)
             candidates += try await countRows(in: ranges)
             results += ids.count
             let (rtreeIds, rtreeElapsed) = try await rtreeSearch(center: center, radius: radius)
@@ -118,11 +140,12 @@ public struct SearchBenchmark: Sendable {
             }
         }
         return Row(kind: "circle \(Int(radius)) m", indexed: indexed, candidatesPerResult: Double(candidates) / Double(max(results, 1)),
-                   fullScan: fullScan, rtree: rtree)
+                   fullScan: fullScan, rtree: rtree, postgres: postgresSample)
     }
 
     private func keywordRow(keywords: [String], centers: [GeoPoint]?) async throws -> Row {
         var indexed = LatencySample(), fullScan = LatencySample()
+        var postgresSample = postgres.map { PostgresSample(store: $0, limit: options.limit, logger: logger) }
         var candidates = 0, results = 0
         for index in 0..<options.queries {
             let keyword = keywords[index % keywords.count]
@@ -135,13 +158,14 @@ public struct SearchBenchmark: Sendable {
                 query.sort = .relevance
             }
             let searcher = search(query)
-            let (count, elapsed) = try await store.writer.read { db in
+            let (page, elapsed) = try await store.writer.read { db in
                 let start = ContinuousClock.now
                 let page = try searcher.run(db)
-                return (page.items.count, ContinuousClock.now - start)
+                return (page, ContinuousClock.now - start)
             }
             indexed.record(elapsed)
-            results += count
+            results += page.items.count
+            try await postgresSample?.record(query, sqlitePage: page, fullScan: index < options.fullScanQueries)
             let match = query.keyword.map(ClassSearchDocument.match)
             candidates += try await store.writer.read { db in
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM class_search WHERE class_search MATCH ?", arguments: [match]) ?? 0
@@ -151,7 +175,8 @@ public struct SearchBenchmark: Sendable {
             }
         }
         return Row(kind: centers == nil ? "keyword (2 syllables)" : "keyword + 5 km circle", indexed: indexed,
-                   candidatesPerResult: Double(candidates) / Double(max(results, 1)), fullScan: fullScan, rtree: nil)
+                   candidatesPerResult: Double(candidates) / Double(max(results, 1)), fullScan: fullScan, rtree: nil,
+                   postgres: postgresSample)
     }
 
     private func countRows(in ranges: [GeohashRange]) async throws -> Int {
@@ -235,6 +260,10 @@ public struct SearchBenchmark: Sendable {
         }
         lines.append("")
         lines.append("latencies in ms (median and 99th percentile); ratios are medians of the same queries measured in this run")
+        if rows.contains(where: { $0.postgres != nil }) {
+            lines += PostgresSample.report(rows.compactMap { row in row.postgres.map { (row.kind, row.indexed, $0) } },
+                                           fullScanQueries: options.fullScanQueries)
+        }
         return lines
     }
 }

@@ -41,18 +41,7 @@ struct MessageWriterTests {
         let configuration = try TestServer.configuration { $0.durableCommits = true }
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
         let environment = try await ServerEnvironment.open(configuration, logger: Logger(label: "test"))
-        let seller = try await environment.users.create(NewUser(email: "s@example.com", passwordHash: "x", nickname: "s"), at: Date())
-        var rooms: [ChatRoom] = []
-        for index in 0..<4 {
-            let buyer = try await environment.users.create(NewUser(email: "b\(index)@example.com", passwordHash: "x", nickname: "b"), at: Date())
-            let now = Date()
-            let listing = ClassListing(
-                id: Identifier.make(at: now), type: .sell, name: "수업 \(index)", description: "", days: [], time: nil, place: nil,
-                location: nil, keywordLocation: nil, price: nil, priceUnit: .perHour, subjects: [], targets: [], capacity: 1,
-                status: .open, imageIds: [], writerId: seller.id, favoriteCount: 0, createdAt: now, updatedAt: now)
-            _ = try await environment.classes.create(listing)
-            rooms.append(try await environment.chats.openRoom(classId: listing.id, userId: buyer.id, at: now).room)
-        }
+        let rooms = try await Self.rooms(4, in: environment)
         let counting = CountingRepository(base: environment.chats)
         let writer = MessageWriter(repository: counting)
         let results = try await withThrowingTaskGroup(of: AppendResult.self) { group in
@@ -78,5 +67,47 @@ struct MessageWriterTests {
         let batches = counting.batches.withLock { $0 }
         #expect(batches.reduce(0, +) >= 400)
         #expect(batches.count < 400, "sends arriving together share transactions (\(batches.count) transactions)")
+    }
+
+    @Test("a batch repeating a client id stored earlier returns that message and stores the rest with the next seqs")
+    func repeatedClientIdInLaterBatch() async throws {
+        let configuration = try TestServer.configuration()
+        defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
+        let environment = try await ServerEnvironment.open(configuration, logger: Logger(label: "test"))
+        let room = try #require(try await Self.rooms(1, in: environment).first)
+        func text(_ clientId: String, _ text: String, from senderId: String? = nil) -> OutgoingMessage {
+            OutgoingMessage(roomId: room.id, senderId: senderId ?? room.buyerId, clientId: clientId, kind: .text, text: text, imageId: nil)
+        }
+        // Whole milliseconds, as stored.
+        let date = Date(millisecondsSince1970: Date().millisecondsSince1970)
+        let first = try await environment.chats.append([text("a", "처음"), text("b", "둘째")], at: date)
+        let second = try await environment.chats.append(
+            [text("c", "셋째"), text("a", "다시"), text("d", "넷째", from: room.sellerId), text("b", "또")], at: date)
+        #expect(try second[1].get() == .duplicate(try first[0].get().message))
+        #expect(try second[3].get() == .duplicate(try first[1].get().message))
+        #expect(try second.map { try $0.get() }.compactMap { if case .stored(let message) = $0 { message.seq } else { nil } } == [3, 4])
+        let stored = try await environment.chats.messages(roomId: room.id, afterSeq: 0, limit: 10)
+        #expect(stored.map(\.text) == ["처음", "둘째", "셋째", "넷째"])
+        let updated = try #require(try await environment.chats.room(id: room.id))
+        #expect(updated.lastSeq == 4)
+        #expect(updated.sellerReadSeq == 4)
+        #expect(updated.buyerReadSeq == 3)
+    }
+
+    /// `count` rooms between one seller and a buyer each.
+    static func rooms(_ count: Int, in environment: ServerEnvironment) async throws -> [ChatRoom] {
+        let seller = try await environment.users.create(NewUser(email: "s@example.com", passwordHash: "x", nickname: "s"), at: Date())
+        var rooms: [ChatRoom] = []
+        for index in 0..<count {
+            let buyer = try await environment.users.create(NewUser(email: "b\(index)@example.com", passwordHash: "x", nickname: "b"), at: Date())
+            let now = Date()
+            let listing = ClassListing(
+                id: Identifier.make(at: now), type: .sell, name: "수업 \(index)", description: "", days: [], time: nil, place: nil,
+                location: nil, keywordLocation: nil, price: nil, priceUnit: .perHour, subjects: [], targets: [], capacity: 1,
+                status: .open, imageIds: [], writerId: seller.id, favoriteCount: 0, createdAt: now, updatedAt: now)
+            _ = try await environment.classes.create(listing)
+            rooms.append(try await environment.chats.openRoom(classId: listing.id, userId: buyer.id, at: now).room)
+        }
+        return rooms
     }
 }

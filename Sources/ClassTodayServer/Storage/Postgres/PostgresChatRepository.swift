@@ -4,12 +4,13 @@ import Logging
 import PostgresNIO
 
 /// Rooms, messages and read positions stored in PostgreSQL; the port of ``SQLiteChatRepository``. A batch of
-/// messages is one transaction (group commit).
+/// messages is one transaction (group commit) of four round trips: begin, lock the rooms, one statement that
+/// inserts every message and updates every room, commit.
 ///
 /// Writers on several nodes stay consistent through row locks: a batch first locks the rows of its rooms (in id
-/// order, so that two batches cannot wait for each other), then gives each message its room's `last_seq + 1`, so
-/// seqs are unique and gap-free. A repeated client id finds the first message through the unique index on
-/// (room, sender, client id) with `ON CONFLICT DO NOTHING`, so that two copies sent at once store one message.
+/// order, so that two batches cannot wait for each other), then gives each message its room's `last_seq + 1`
+/// (``MessageBatch``), so seqs are unique and gap-free. A repeated client id finds the first message: the unique
+/// index on (room, sender, client id) catches it, and the batch is planned again knowing the stored messages.
 public struct PostgresChatRepository: ChatRepository {
     private let client: PostgresClient
     private let logger = Logger(label: "classtoday.postgres.chat")
@@ -112,9 +113,18 @@ public struct PostgresChatRepository: ChatRepository {
 
     public func append(_ batch: [OutgoingMessage], at date: Date) async throws -> [Result<AppendResult, DomainError>] {
         guard !batch.isEmpty else { return [] }
-        return try await PostgresRows.transaction(client, logger: logger) { [logger] connection in
-            let rooms = try await Self.lockRooms(batch.map(\.roomId), connection, logger)
-            return try await Self.append(batch, rooms: rooms, at: date, connection, logger)
+        do {
+            // Resends are rare: a batch is first planned as if none of its client ids were taken, and a taken one
+            // (found by the unique index) rolls the transaction back and sends the batch down the careful path.
+            return try await PostgresRows.transaction(client, logger: logger) { [logger] connection in
+                let rooms = try await Self.lockRooms(batch.map(\.roomId), connection, logger)
+                return try await Self.write(MessageBatch(batch, rooms: rooms, existing: [], at: date), connection, logger)
+            }
+        } catch is ClientIdTaken {
+            return try await PostgresRows.transaction(client, logger: logger) { [logger] connection in
+                let rooms = try await Self.lockRooms(batch.map(\.roomId), connection, logger)
+                return try await Self.append(batch, rooms: rooms, at: date, connection, logger)
+            }
         }
     }
 
@@ -143,41 +153,56 @@ public struct PostgresChatRepository: ChatRepository {
         return rooms
     }
 
-    /// Stores a batch of messages by the rules of ``MessageBatch`` inside the caller's transaction (a batch of
-    /// sends, or a match step with its system message), which holds the locks of their rooms from
-    /// ``lockRooms(_:_:_:)``; `rooms` are the rooms locked. Whatever its size, a batch takes at most three statements:
-    /// one reading earlier messages with the batch's client ids, one inserting, one updating the rooms.
+    /// Stores a batch of messages by the rules of ``MessageBatch`` inside the caller's transaction (a match step
+    /// with its system message, or a batch of sends with a repeated client id), which holds the locks of their rooms
+    /// from ``lockRooms(_:_:_:)``; `rooms` are the rooms locked. Earlier messages with the batch's client ids are
+    /// read first; the room locks keep other writers out of these rooms, so what is read stays true until commit.
     static func append(
         _ batch: [OutgoingMessage], rooms: [String: ChatRoom], at date: Date, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> [Result<AppendResult, DomainError>] {
         let keys = MessageBatch.clientKeys(of: batch)
         var existing: [ChatMessage] = []
         if !keys.isEmpty {
-            // The room locks keep other writers out of these rooms, so what is read here stays true until commit.
             existing = try await PostgresRows.all(connection.query("""
                 SELECT m.* FROM chat_messages m
                 JOIN unnest(\(keys.map(\.roomId)), \(keys.map(\.senderId)), \(keys.map(\.clientId))) AS k(room_id, sender_id, client_id)
                     ON m.room_id = k.room_id AND m.sender_id = k.sender_id AND m.client_id = k.client_id
                 """, logger: logger)).map { try PostgresRows.message($0) }
         }
-        let plan = MessageBatch(batch, rooms: rooms, existing: existing, at: date)
+        return try await write(MessageBatch(batch, rooms: rooms, existing: existing, at: date), connection, logger)
+    }
+
+    /// A planned message's client id was taken by a message stored earlier, which the plan did not know of.
+    private struct ClientIdTaken: Error {}
+
+    /// Inserts the planned messages and updates their rooms, in one statement; returns the plan's results.
+    /// Throws ``ClientIdTaken`` when the unique index finds a planned client id already stored (the caller's
+    /// transaction must then roll back: the other messages were written).
+    private static func write(
+        _ plan: MessageBatch, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> [Result<AppendResult, DomainError>] {
         guard !plan.stored.isEmpty else { return plan.results }
-        let rows = String(decoding: try JSONEncoder().encode(plan.stored.map(MessageJSON.init)), as: UTF8.self)
-        try await connection.query("""
-            INSERT INTO chat_messages (id, room_id, seq, sender_id, kind, text, image_id, client_id, sent_at)
-            SELECT id, "roomId", seq, "senderId", kind, text, "imageId", "clientId", "sentAt"
-            FROM jsonb_to_recordset(\(rows)::jsonb) AS m(id text, "roomId" text, seq bigint, "senderId" text, kind text,
-                text text, "imageId" text, "clientId" text, "sentAt" bigint)
-            """, logger: logger)
-        let changed = plan.changedRooms
-        try await connection.query("""
-            UPDATE chat_rooms r SET last_seq = c.last_seq, last_activity_at = c.last_activity_at,
-                seller_read_seq = c.seller_read_seq, buyer_read_seq = c.buyer_read_seq
-            FROM unnest(\(changed.map(\.id)), \(changed.map(\.lastSeq)), \(changed.map(\.lastActivityAt.millisecondsSince1970)),
-                \(changed.map(\.sellerReadSeq)), \(changed.map(\.buyerReadSeq)))
-                AS c(id, last_seq, last_activity_at, seller_read_seq, buyer_read_seq)
-            WHERE r.id = c.id
-            """, logger: logger)
+        let messages = String(decoding: try JSONEncoder().encode(plan.stored.map(MessageJSON.init)), as: UTF8.self)
+        let rooms = plan.changedRooms
+        let counted = try await PostgresRows.all(connection.query("""
+            WITH inserted AS (
+                INSERT INTO chat_messages (id, room_id, seq, sender_id, kind, text, image_id, client_id, sent_at)
+                SELECT id, "roomId", seq, "senderId", kind, text, "imageId", "clientId", "sentAt"
+                FROM jsonb_to_recordset(\(messages)::jsonb) AS m(id text, "roomId" text, seq bigint, "senderId" text, kind text,
+                    text text, "imageId" text, "clientId" text, "sentAt" bigint)
+                ON CONFLICT (room_id, sender_id, client_id) WHERE client_id IS NOT NULL DO NOTHING
+                RETURNING 1
+            ), changed AS (
+                UPDATE chat_rooms r SET last_seq = c.last_seq, last_activity_at = c.last_activity_at,
+                    seller_read_seq = c.seller_read_seq, buyer_read_seq = c.buyer_read_seq
+                FROM unnest(\(rooms.map(\.id)), \(rooms.map(\.lastSeq)), \(rooms.map(\.lastActivityAt.millisecondsSince1970)),
+                    \(rooms.map(\.sellerReadSeq)), \(rooms.map(\.buyerReadSeq)))
+                    AS c(id, last_seq, last_activity_at, seller_read_seq, buyer_read_seq)
+                WHERE r.id = c.id
+            )
+            SELECT count(*) AS inserted FROM inserted
+            """, logger: logger))
+        guard try counted.first?["inserted"].decode(Int.self) == plan.stored.count else { throw ClientIdTaken() }
         return plan.results
     }
 
