@@ -63,15 +63,17 @@ struct Seeder: Sendable {
             writerIds = zip(writers, writerIds).map { user, generated in byEmail[UserRules.normalizedEmail(user.email)] ?? generated }
         }
         guard !writers.isEmpty else { return }
-        var created = existing.classes
-        while created < classCount {
-            let count = min(batchSize, classCount - created)
+        // Listings, like users, are a pure function of (seed, index): those stored by an earlier run are generated
+        // again and skipped, so that seeding in several runs stores the same listings as seeding in one.
+        var generated = 0
+        while generated < classCount {
+            let count = min(batchSize, classCount - generated)
             var listings: [ClassListing] = []
             listings.reserveCapacity(count)
             for offset in 0..<count {
                 let writer = data.writerIndex(among: writers.count)
                 let draft = data.classDraft(by: writers[writer])
-                let createdAt = now.addingTimeInterval(Double(created + offset) / 1000 - Double(classCount) / 1000)
+                let createdAt = now.addingTimeInterval(Double(generated + offset) / 1000 - Double(classCount) / 1000)
                 var listing = ClassListing(
                     id: Identifier.make(at: createdAt, using: &data), type: .sell, name: "", description: "", days: [],
                     time: nil, place: nil, location: nil, keywordLocation: nil, price: nil, priceUnit: .perHour,
@@ -80,10 +82,13 @@ struct Seeder: Sendable {
                 draft.apply(to: &listing)
                 listings.append(listing)
             }
-            try await target.insert(listings: listings)
-            created += count
-            done += count
-            progress(done, total)
+            let fresh = listings.dropFirst(max(0, existing.classes - generated))
+            if !fresh.isEmpty {
+                try await target.insert(listings: Array(fresh))
+                done += fresh.count
+                progress(done, total)
+            }
+            generated += count
         }
     }
 }

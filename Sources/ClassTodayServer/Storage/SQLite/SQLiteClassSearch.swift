@@ -120,14 +120,29 @@ struct SQLiteClassSearch {
     /// Keys of the candidates in `ranges` (all listings when nil) that satisfy everything, after the cursor. A
     /// `cell` (one cell of a nearest-first walk, whose range `ranges` holds) keeps the prepared statement for the
     /// walk's next cells, and for a keyword search comes with the rowids of its keyword hits (`keywordHits`),
-    /// which then replace the keyword condition.
+    /// which then replace the keyword condition. A cell's hits that need verification (``SearchQuery/needsVerification``)
+    /// are read in order with their text and confirmed here only until `limit` keys are found, rather than every
+    /// hit in SQL.
     private func fetchKeys(
         _ db: Database, ranges: [GeohashRange]?, limit: Int, cell: Geohash? = nil, rowids keywordHits: [Int64]? = nil
     ) throws -> [Key] {
         if let keywordHits, keywordHits.isEmpty { return [] }
-        guard let statement = statement(ranges: ranges, limit: limit, keywordHits: keywordHits) else { return [] }
+        let verified = keywordHits != nil ? search.keyword.flatMap { $0.needsVerification ? $0 : nil } : nil
+        guard let statement = statement(ranges: ranges, limit: verified == nil ? limit : keywordHits?.count ?? limit,
+                                        keywordHits: keywordHits, withText: verified != nil)
+        else { return [] }
         let prepared = cell != nil ? try db.cachedStatement(sql: statement.sql) : try db.makeStatement(sql: statement.sql)
-        return try Row.fetchAll(prepared, arguments: statement.arguments).map { Key(row: $0, sort: search.sort) }
+        guard let verified else {
+            return try Row.fetchAll(prepared, arguments: statement.arguments).map { Key(row: $0, sort: search.sort) }
+        }
+        var keys: [Key] = []
+        let rows = try Row.fetchCursor(prepared, arguments: statement.arguments)
+        while keys.count < limit, let row = try rows.next() {
+            if verified.matches(ClassSearchDocument.text(name: row["name"], description: row["description"])) {
+                keys.append(Key(row: row, sort: search.sort))
+            }
+        }
+        return keys
     }
 
     /// The statement of the first step (the first ring, for nearest-first searches); nil when nothing can match.
@@ -141,7 +156,10 @@ struct SQLiteClassSearch {
     }
 
     /// One statement: candidates in `ranges` (all listings when nil) that satisfy everything, after the cursor.
-    private func statement(ranges: [GeohashRange]?, limit: Int, keywordHits: [Int64]? = nil) -> (sql: String, arguments: StatementArguments)? {
+    /// `withText` selects name and description instead of confirming a keyword that needs verification in SQL.
+    private func statement(
+        ranges: [GeohashRange]?, limit: Int, keywordHits: [Int64]? = nil, withText: Bool = false
+    ) -> (sql: String, arguments: StatementArguments)? {
         var conditions: [String] = []
         var arguments: [String: (any DatabaseValueConvertible)?] = [:]
         var columns = "c.id, c.created_at"
@@ -221,7 +239,9 @@ struct SQLiteClassSearch {
                 arguments["match"] = ClassSearchDocument.match(keyword)
                 conditions.append("c.rowid IN (SELECT rowid FROM class_search WHERE class_search MATCH :match)")
             }
-            if keyword.needsVerification {
+            if withText {
+                columns += ", c.name, c.description"
+            } else if keyword.needsVerification {
                 conditions.append("ct_matches(:query, c.name, c.description)")
                 arguments["query"] = keyword.canonicalText
             }
