@@ -1,3 +1,5 @@
+import Foundation
+
 /// Latencies of repeated runs of one query kind, summarised as the benchmarks report them.
 struct LatencySample {
     private(set) var milliseconds: [Double] = []
@@ -20,4 +22,9 @@ struct LatencySample {
     var median: Double { percentile(0.5) }
     /// The 99th percentile.
     var p99: Double { percentile(0.99) }
+
+    /// A latency in milliseconds as the reports print it: two decimals, or `-` when there were no runs.
+    static func format(_ milliseconds: Double) -> String {
+        milliseconds.isNaN ? "-" : String(format: "%.2f", milliseconds)
+    }
 }

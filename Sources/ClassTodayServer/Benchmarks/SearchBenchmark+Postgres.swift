@@ -60,7 +60,10 @@ extension SearchBenchmark {
                     conditions.append("\(distance) <= \(binds.bind(circle.radius))")
                     order = distance
                 }
-                let sql = "SELECT c.id FROM classes c WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(order), c.id COLLATE \"C\" LIMIT \(limit)"
+                let sql = """
+                    SELECT c.id FROM classes c WHERE \(conditions.joined(separator: " AND "))
+                    ORDER BY \(order), c.id COLLATE "C" LIMIT \(limit)
+                    """
                 let ids = try await connection.query(binds.query(sql), logger: logger).collect().map { try $0.decode(String.self) }
                 _ = try await PostgresClassViewQuery.fetchAll(connection, logger: logger, viewerId: nil, ids: ids)
                 return ContinuousClock.now - start
@@ -69,20 +72,22 @@ extension SearchBenchmark {
 
         /// The report's PostgreSQL table: per kind, SQLite's and PostgreSQL's latencies side by side.
         static func report(_ rows: [(kind: String, sqlite: LatencySample, postgres: PostgresSample)], fullScanQueries: Int) -> [String] {
-            func ms(_ value: Double) -> String { value.isNaN ? "-" : String(format: "%.2f", value) }
             var lines = [
                 "",
                 "PostgreSQL: the same dataset and queries, each answered right after SQLite in this run",
-                "(the server's search through the repository, one read-only transaction per query; full scan: \(fullScanQueries) runs per kind, index scans off)",
+                "(the server's search through the repository, one read-only transaction per query; "
+                    + "full scan: \(fullScanQueries) runs per kind, index scans off)",
                 "",
                 "kind                      SQLite p50  SQLite p99     PG p50     PG p99  PG full-scan p50  PG scan/PG  PG/SQLite  pages differing",
             ]
+            let format = LatencySample.format
             for row in rows {
+                let (sqlite, postgres) = (row.sqlite, row.postgres.search)
                 lines.append(
                     row.kind.padding(toLength: 24, withPad: " ", startingAt: 0)
-                    + ms(row.sqlite.median).leftPadded(12) + ms(row.sqlite.p99).leftPadded(12)
-                    + ms(row.postgres.search.median).leftPadded(11) + ms(row.postgres.search.p99).leftPadded(11)
-                    + ms(row.postgres.fullScan.median).leftPadded(18)
+                    + format(sqlite.median).leftPadded(12) + format(sqlite.p99).leftPadded(12)
+                    + format(postgres.median).leftPadded(11) + format(postgres.p99).leftPadded(11)
+                    + format(row.postgres.fullScan.median).leftPadded(18)
                     + String(format: "%.0fx", row.postgres.fullScan.median / row.postgres.search.median).leftPadded(12)
                     + String(format: "%.2fx", row.postgres.search.median / row.sqlite.median).leftPadded(11)
                     + "\(row.postgres.disagreements)".leftPadded(17))

@@ -239,7 +239,6 @@ public struct SearchBenchmark: Sendable {
     }
 
     private func report(_ rows: [Row], classes: Int) -> [String] {
-        func ms(_ value: Double) -> String { value.isNaN ? "-" : String(format: "%.2f", value) }
         var lines = [
             "search benchmark: \(classes) classes, \(options.queries) queries per kind, first page of \(options.limit)",
             "(geohash: the server's search; full scan: \(options.fullScanQueries) runs per kind; R*Tree: SQLite rtree bounding box + exact distance)",
@@ -251,10 +250,10 @@ public struct SearchBenchmark: Sendable {
             let rtreeRatio = row.rtree.map { $0.median / row.indexed.median }
             lines.append(
                 row.kind.padding(toLength: 24, withPad: " ", startingAt: 0)
-                + ms(row.indexed.median).leftPadded(12) + ms(row.indexed.p99).leftPadded(13)
+                + LatencySample.format(row.indexed.median).leftPadded(12) + LatencySample.format(row.indexed.p99).leftPadded(13)
                 + String(format: "%.1f", row.candidatesPerResult).leftPadded(13)
-                + ms(row.fullScan.median).leftPadded(15) + ms(row.rtree?.median ?? .nan).leftPadded(12)
-                + ms(row.rtree?.p99 ?? .nan).leftPadded(12)
+                + LatencySample.format(row.fullScan.median).leftPadded(15) + LatencySample.format(row.rtree?.median ?? .nan).leftPadded(12)
+                + LatencySample.format(row.rtree?.p99 ?? .nan).leftPadded(12)
                 + (String(format: "%.0fx", scanRatio)).leftPadded(14)
                 + (rtreeRatio.map { String(format: "%.2fx", $0) } ?? "-").leftPadded(16))
         }
