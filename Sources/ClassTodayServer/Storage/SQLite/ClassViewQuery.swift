@@ -26,12 +26,15 @@ enum ClassViewQuery {
             """, arguments: arguments)
     }
 
-    /// The listings matching `condition` with positional `arguments` (no `:viewer` inside the condition).
+    /// The listings matching `condition` with positional `arguments` (no `:viewer` inside the condition). The
+    /// statement is prepared once per connection and condition, so `condition` must be a fixed text.
     static func fetchAll(_ db: Database, viewerId: String?, where condition: String, arguments: [any DatabaseValueConvertible]) throws -> [ClassView] {
-        try Row.fetchAll(db, sql: """
+        let statement = try db.cachedStatement(sql: """
             SELECT \(columns.replacingOccurrences(of: ":viewer", with: "?")) FROM classes c JOIN users u ON u.id = c.writer_id
             WHERE c.deleted_at IS NULL AND (\(condition))
-            """, arguments: StatementArguments([viewerId] + arguments.map { $0 as (any DatabaseValueConvertible)? })).map(view(row:))
+            """)
+        return try Row.fetchAll(statement, arguments: StatementArguments([viewerId] + arguments.map { $0 as (any DatabaseValueConvertible)? }))
+            .map(view(row:))
     }
 
     /// A page from rows fetched with `limit + 1`: the extra row only says that there is a next page.
