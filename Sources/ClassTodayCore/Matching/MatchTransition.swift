@@ -109,6 +109,33 @@ extension Match {
         if seatsTaken >= capacity { throw .conflict("every seat of the class is taken") }
     }
 
+    /// What a match's step from `from` to `to` does to its listing's seats.
+    public struct SeatUpdate: Sendable, Hashable {
+        /// The listing's filled seats after the step.
+        public let seatsTaken: Int
+        /// The listing's status after the step.
+        public let status: ClassStatus
+        /// Whether the step freed a seat of a full listing, which is open again.
+        public let reopened: Bool
+    }
+
+    /// The seats and status a listing (now `listingStatus`, `seatsTaken` of `capacity` seats filled) has after a
+    /// match moves from `from` to `to`; nil when the step neither takes nor frees a seat.
+    ///
+    /// - Throws: ``DomainError/conflict(_:)`` when the step takes a seat the listing does not have free.
+    public static func seatUpdate(
+        from: MatchStatus, to: MatchStatus, listingStatus: ClassStatus, seatsTaken: Int, capacity: Int
+    ) throws(DomainError) -> SeatUpdate? {
+        let change = seatChange(from: from, to: to)
+        guard change != 0 else { return nil }
+        if change > 0 {
+            try checkSeatAvailable(listingStatus: listingStatus, seatsTaken: seatsTaken, capacity: capacity)
+        }
+        let taken = max(0, seatsTaken + change)
+        let status = Self.listingStatus(listingStatus, seatsTaken: taken, capacity: capacity)
+        return SeatUpdate(seatsTaken: taken, status: status, reopened: listingStatus == .matched && status == .open)
+    }
+
     /// The system message posted in the chat room when a match reaches `status`.
     public static func systemMessage(for status: MatchStatus) -> String {
         switch status {

@@ -199,6 +199,24 @@ struct MatchTransitionTests {
         }
     }
 
+    /// Checks what a step does to its class: seats taken and freed, the class filling up and reopening.
+    @Test("a step's seat update: accepting fills the last seat, cancelling reopens, other steps change nothing")
+    func seatUpdates() throws {
+        let filled = try Match.seatUpdate(from: .proposed, to: .accepted, listingStatus: .open, seatsTaken: 1, capacity: 2)
+        #expect(filled == Match.SeatUpdate(seatsTaken: 2, status: .matched, reopened: false))
+        let freed = try Match.seatUpdate(from: .accepted, to: .cancelled, listingStatus: .matched, seatsTaken: 2, capacity: 2)
+        #expect(freed == Match.SeatUpdate(seatsTaken: 1, status: .open, reopened: true))
+        let closed = try Match.seatUpdate(from: .accepted, to: .cancelled, listingStatus: .closed, seatsTaken: 1, capacity: 2)
+        #expect(closed == Match.SeatUpdate(seatsTaken: 0, status: .closed, reopened: false))
+        let declined = try Match.seatUpdate(from: .proposed, to: .declined, listingStatus: .open, seatsTaken: 0, capacity: 1)
+        #expect(declined == nil)
+        let completed = try Match.seatUpdate(from: .accepted, to: .completed, listingStatus: .matched, seatsTaken: 1, capacity: 1)
+        #expect(completed == nil)
+        #expect(throws: DomainError.self) {
+            try Match.seatUpdate(from: .proposed, to: .accepted, listingStatus: .matched, seatsTaken: 1, capacity: 1)
+        }
+    }
+
     /// Checks that every status has its own Korean system message.
     @Test("system messages are distinct Korean sentences")
     func systemMessages() {

@@ -56,17 +56,12 @@ public struct PostgresMatchRepository: MatchRepository {
             let current = try Self.match(row: row)
             let next = try current.applying(action, by: userId, at: date)
             let listing = try await Self.listing(current.classId, locking: true, connection, logger)
-            let seats = Match.seatChange(from: current.status, to: next.status)
-            if seats > 0 {
-                try Match.checkSeatAvailable(listingStatus: listing.status, seatsTaken: listing.seatsTaken, capacity: listing.capacity)
-            }
-            var reopened = false
-            if seats != 0 {
-                let seatsTaken = max(0, listing.seatsTaken + seats)
-                let status = Match.listingStatus(listing.status, seatsTaken: seatsTaken, capacity: listing.capacity)
-                reopened = listing.status == .matched && status == .open
+            let seats = try Match.seatUpdate(from: current.status, to: next.status, listingStatus: listing.status,
+                                             seatsTaken: listing.seatsTaken, capacity: listing.capacity)
+            if let seats {
                 try await connection.query("""
-                    UPDATE classes SET seats_taken = \(seatsTaken), status = \(status.rawValue), updated_at = \(date.millisecondsSince1970)
+                    UPDATE classes SET seats_taken = \(seats.seatsTaken), status = \(seats.status.rawValue),
+                        updated_at = \(date.millisecondsSince1970)
                     WHERE id = \(current.classId)
                     """, logger: logger)
             }
@@ -76,7 +71,7 @@ public struct PostgresMatchRepository: MatchRepository {
             let rooms = try await PostgresChatRepository.lockRooms([current.roomId], connection, logger)
             guard let room = rooms[current.roomId] else { throw DomainError.notFound("room") }
             let message = try await Self.postSystemMessage(for: next, by: userId, rooms: rooms, at: date, connection, logger)
-            return MatchStep(match: next, room: room, message: message, reopenedClass: reopened)
+            return MatchStep(match: next, room: room, message: message, reopenedClass: seats?.reopened ?? false)
         }
     }
 

@@ -45,17 +45,11 @@ public struct SQLiteMatchRepository: MatchRepository {
             let current = Self.match(row: row)
             let next = try current.applying(action, by: userId, at: date)
             let listing = try Self.listing(current.classId, db)
-            let seats = Match.seatChange(from: current.status, to: next.status)
-            if seats > 0 {
-                try Match.checkSeatAvailable(listingStatus: listing.status, seatsTaken: listing.seatsTaken, capacity: listing.capacity)
-            }
-            var reopened = false
-            if seats != 0 {
-                let seatsTaken = max(0, listing.seatsTaken + seats)
-                let status = Match.listingStatus(listing.status, seatsTaken: seatsTaken, capacity: listing.capacity)
-                reopened = listing.status == .matched && status == .open
+            let seats = try Match.seatUpdate(from: current.status, to: next.status, listingStatus: listing.status,
+                                             seatsTaken: listing.seatsTaken, capacity: listing.capacity)
+            if let seats {
                 try db.execute(sql: "UPDATE classes SET seats_taken = ?, status = ?, updated_at = ? WHERE id = ?",
-                               arguments: [seatsTaken, status.rawValue, date.millisecondsSince1970, current.classId])
+                               arguments: [seats.seatsTaken, seats.status.rawValue, date.millisecondsSince1970, current.classId])
             }
             try db.execute(sql: "UPDATE matches SET status = ?, updated_at = ? WHERE id = ?",
                            arguments: [next.status.rawValue, date.millisecondsSince1970, matchId])
@@ -63,7 +57,7 @@ public struct SQLiteMatchRepository: MatchRepository {
                 throw DomainError.notFound("room")
             }
             let message = try Self.postSystemMessage(for: next, by: userId, at: date, db)
-            return MatchStep(match: next, room: SQLiteChatRepository.room(row: roomRow), message: message, reopenedClass: reopened)
+            return MatchStep(match: next, room: SQLiteChatRepository.room(row: roomRow), message: message, reopenedClass: seats?.reopened ?? false)
         }
     }
 
