@@ -69,12 +69,7 @@ public struct PostgresChatRepository: ChatRepository {
     public func rooms(of userId: String, page: PageRequest) async throws -> Page<RoomSummary> {
         var binds = PostgresRows.Binds()
         let user = binds.bind(userId)
-        var condition = ""
-        if let after = page.after, let activity = after.values.first?.int, let id = after.values.last?.string {
-            let afterActivity = binds.bind(activity)
-            let afterId = binds.bind(id)
-            condition = "WHERE r.last_activity_at < \(afterActivity) OR (r.last_activity_at = \(afterActivity) AND r.id < \(afterId))"
-        }
+        let condition = binds.newestFirst(after: page.after, key: "r.last_activity_at", id: "r.id").map { "WHERE " + $0 } ?? ""
         let limit = binds.bind(page.limit + 1)
         let sql = ChatRoomSummaryQuery.select(
             rooms: "SELECT * FROM chat_rooms WHERE seller_id = \(user) UNION ALL SELECT * FROM chat_rooms WHERE buyer_id = \(user)")

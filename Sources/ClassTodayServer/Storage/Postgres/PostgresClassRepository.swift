@@ -135,11 +135,7 @@ public struct PostgresClassRepository: ClassRepository {
         try await client.withConnection { connection in
             var binds = PostgresRows.Binds()
             let owner = binds.bind(userId)
-            var condition = "true"
-            if let after = page.after, let savedAt = after.values.first?.int, let classId = after.values.last?.string {
-                let (saved, id) = (binds.bind(savedAt), binds.bind(classId))
-                condition = "fav.created_at < \(saved) OR (fav.created_at = \(saved) AND c.id < \(id))"
-            }
+            let condition = binds.newestFirst(after: page.after, key: "fav.created_at", id: "c.id") ?? "true"
             let rows = try await PostgresClassViewQuery.fetchRows(
                 connection, logger: logger, viewerId: userId,
                 join: "JOIN favorites fav ON fav.class_id = c.id AND fav.user_id = \(owner)",
@@ -155,9 +151,8 @@ public struct PostgresClassRepository: ClassRepository {
         try await client.withConnection { connection in
             var binds = PostgresRows.Binds()
             var condition = "c.writer_id = \(binds.bind(writerId))"
-            if let after = page.after, let createdAt = after.values.first?.int, let id = after.values.last?.string {
-                let (created, lastId) = (binds.bind(createdAt), binds.bind(id))
-                condition += " AND (c.created_at < \(created) OR (c.created_at = \(created) AND c.id < \(lastId)))"
+            if let after = binds.newestFirst(after: page.after, key: "c.created_at", id: "c.id") {
+                condition += " AND " + after
             }
             let rows = try await PostgresClassViewQuery.fetchRows(
                 connection, logger: logger, viewerId: viewerId, where: condition, orderBy: "c.created_at DESC, c.id DESC",

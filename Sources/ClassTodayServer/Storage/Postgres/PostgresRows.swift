@@ -52,6 +52,14 @@ enum PostgresRows {
             return "$\(bindings.count)"
         }
 
+        /// The keyset condition of a newest-first page continuing after `cursor` (an integer key, then an id):
+        /// rows whose (`key`, `id`) columns come after it in descending order; nil without such a cursor.
+        mutating func newestFirst(after cursor: PageCursor?, key: String, id: String) -> String? {
+            guard let cursor, let keyValue = cursor.values.first?.int, let idValue = cursor.values.last?.string else { return nil }
+            let (afterKey, afterId) = (bind(keyValue), bind(idValue))
+            return "(\(key) < \(afterKey) OR (\(key) = \(afterKey) AND \(id) < \(afterId)))"
+        }
+
         /// The statement `sql` with these values.
         func query(_ sql: String) -> PostgresQuery {
             PostgresQuery(unsafeSQL: sql, binds: bindings)
@@ -66,12 +74,7 @@ enum PostgresRows {
         decode: (PostgresRandomAccessRow) throws -> Item
     ) async throws -> Page<Item> {
         var binds = binds
-        var condition = ""
-        if let after = page.after, let createdAt = after.values.first?.int, let id = after.values.last?.string {
-            let afterCreatedAt = binds.bind(createdAt)
-            let afterId = binds.bind(id)
-            condition = "WHERE r.created_at < \(afterCreatedAt) OR (r.created_at = \(afterCreatedAt) AND r.id < \(afterId))"
-        }
+        let condition = binds.newestFirst(after: page.after, key: "r.created_at", id: "r.id").map { "WHERE " + $0 } ?? ""
         let limit = binds.bind(page.limit + 1)
         let rows = try await all(client.query(
             binds.query("SELECT * FROM (\(source)) r \(condition) ORDER BY r.created_at DESC, r.id DESC LIMIT \(limit)"),
