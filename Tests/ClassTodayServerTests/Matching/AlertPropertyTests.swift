@@ -18,17 +18,11 @@ struct AlertPropertyTests {
             users.append(try await environment.users.create(NewUser(email: "u\(index)@example.com", passwordHash: "x", nickname: "u"), at: Date()).id)
         }
         let centers = [GeoPoint(lat: 37.5665, lon: 126.9780), GeoPoint(lat: -16.5, lon: 179.98), GeoPoint(lat: 89.9, lon: 0)]
-        func near(_ center: GeoPoint, spread: Double) -> GeoPoint {
-            var lon = center.lon + Double.random(in: -spread...spread, using: &random)
-            if lon > 180 { lon -= 360 }
-            if lon < -180 { lon += 360 }
-            return GeoPoint(lat: min(90, max(-90, center.lat + Double.random(in: -spread...spread, using: &random))), lon: lon)
-        }
         var alerts: [Alert] = []
         for _ in 0..<400 {
             let alert = Alert(
                 id: Identifier.make(at: Date(), using: &random), userId: users.randomElement(using: &random)!,
-                center: near(centers.randomElement(using: &random)!, spread: 0.3),
+                center: random.point(near: centers.randomElement(using: &random)!, spread: 0.3),
                 radius: [100.0, 2_000, 10_000, 50_000].randomElement(using: &random)!,
                 query: [nil, "수학", "요가", "python"].randomElement(using: &random)!,
                 type: [nil, .buy, .sell].randomElement(using: &random)!,
@@ -43,7 +37,7 @@ struct AlertPropertyTests {
             let listing = ClassListing(
                 id: Identifier.make(at: now, using: &random), type: Bool.random(using: &random) ? .buy : .sell,
                 name: ["수학 과외", "요가 수업", "Python 기초", "피아노"].randomElement(using: &random)!, description: "설명 \(index)",
-                days: [], time: nil, place: nil, location: near(centers.randomElement(using: &random)!, spread: 0.3),
+                days: [], time: nil, place: nil, location: random.point(near: centers.randomElement(using: &random)!, spread: 0.3),
                 keywordLocation: nil, price: [nil, 20_000, 50_000].randomElement(using: &random)!, priceUnit: .perHour,
                 subjects: [[.math], [.hobby], []].randomElement(using: &random)!, targets: [], capacity: 1, status: .open, imageIds: [],
                 writerId: users.randomElement(using: &random)!, favoriteCount: 0, createdAt: now, updatedAt: now)

@@ -59,37 +59,6 @@ struct PostgresSearchTests {
         }
     }
 
-    /// Random listings around the hotspots of ``SearchPropertyTests`` (many sharing a creation time).
-    static func randomListings(count: Int, writers: [String], random: inout SeededRandom) -> [ClassListing] {
-        let start = Date()
-        let words = SearchPropertyTests.words
-        let hotspots = SearchPropertyTests.hotspots
-        return (0..<count).map { index in
-            let hotspot = hotspots[Int.random(in: 0..<hotspots.count, using: &random)]
-            let spread = [0.0005, 0.01, 0.2, 1.0][Int.random(in: 0..<4, using: &random)]
-            var lon = hotspot.lon + Double.random(in: -spread...spread, using: &random)
-            if lon > 180 { lon -= 360 }
-            if lon < -180 { lon += 360 }
-            let lat = min(90, max(-90, hotspot.lat + Double.random(in: -spread...spread, using: &random)))
-            let name = (0..<Int.random(in: 1...2, using: &random)).map { _ in words.randomElement(using: &random)! }.joined(separator: " ")
-            return ClassListing(
-                id: Identifier.make(at: start.addingTimeInterval(Double(index)), using: &random),
-                type: Bool.random(using: &random) ? .buy : .sell, name: name,
-                description: words.randomElement(using: &random)! + " 설명",
-                days: Array(Weekday.allCases.shuffled(using: &random).prefix(Int.random(in: 0...2, using: &random))),
-                time: nil, place: nil,
-                location: Int.random(in: 0..<20, using: &random) == 0 ? nil : GeoPoint(lat: lat, lon: lon),
-                keywordLocation: ["관악구", "강남구", nil].randomElement(using: &random)!,
-                price: Int.random(in: 0..<5, using: &random) == 0 ? nil : Int.random(in: 0...100_000, using: &random),
-                priceUnit: .perHour,
-                subjects: Array(Subject.allCases.shuffled(using: &random).prefix(Int.random(in: 0...2, using: &random))),
-                targets: Array(Target.allCases.shuffled(using: &random).prefix(Int.random(in: 0...2, using: &random))),
-                capacity: 1, status: [.open, .open, .open, .closed, .matched].randomElement(using: &random)!, imageIds: [],
-                writerId: writers.randomElement(using: &random)!, favoriteCount: 0,
-                createdAt: start.addingTimeInterval(Double(index % 50)), updatedAt: start)
-        }
-    }
-
     /// A random search of ``SearchPropertyTests/randomSearch(_:)`` with, half the time, one of ``keywords``.
     static func randomSearch(_ random: inout SeededRandom) -> ClassSearch {
         var search = SearchPropertyTests.randomSearch(&random)
@@ -146,7 +115,7 @@ struct PostgresSearchTests {
         let repository = PostgresClassRepository(store: store)
         let writers = try await Self.insertUsers(5, store)
         var random = SeededRandom(seed: 20261123)
-        var listings = Self.randomListings(count: 2000, writers: writers, random: &random)
+        var listings = SearchPropertyTests.randomListings(count: 2000, writers: writers, random: &random)
         try await Self.forEachConcurrently(listings) { listing in _ = try await repository.create(listing) }
 
         // Renaming reindexes keywords; deleting removes from every search.
@@ -208,7 +177,7 @@ struct PostgresSearchTests {
         let repository = PostgresClassRepository(store: store)
         let users = try await Self.insertUsers(2, store)
         var random = SeededRandom(seed: 5)
-        let listings = Self.randomListings(count: 7, writers: [users[0]], random: &random)
+        let listings = SearchPropertyTests.randomListings(count: 7, writers: [users[0]], random: &random)
         for listing in listings {
             let created = try await repository.create(listing).listing
             #expect(created.id == listing.id && created.name == listing.name && created.location == listing.location
@@ -267,17 +236,11 @@ struct PostgresSearchTests {
         let users = try await Self.insertUsers(6, store)
         var random = SeededRandom(seed: 43)
         let centers = [GeoPoint(lat: 37.5665, lon: 126.9780), GeoPoint(lat: -16.5, lon: 179.98), GeoPoint(lat: 89.9, lon: 0)]
-        func near(_ center: GeoPoint, spread: Double) -> GeoPoint {
-            var lon = center.lon + Double.random(in: -spread...spread, using: &random)
-            if lon > 180 { lon -= 360 }
-            if lon < -180 { lon += 360 }
-            return GeoPoint(lat: min(90, max(-90, center.lat + Double.random(in: -spread...spread, using: &random))), lon: lon)
-        }
         var alerts: [Alert] = []
         for _ in 0..<400 {
             let alert = Alert(
                 id: Identifier.make(at: Date(), using: &random), userId: users.randomElement(using: &random)!,
-                center: near(centers.randomElement(using: &random)!, spread: 0.3),
+                center: random.point(near: centers.randomElement(using: &random)!, spread: 0.3),
                 radius: [100.0, 2_000, 10_000, 50_000].randomElement(using: &random)!,
                 query: [nil, "수학", "요가", "python", "가 수"].randomElement(using: &random)!,
                 type: [nil, .buy, .sell].randomElement(using: &random)!,
@@ -293,7 +256,7 @@ struct PostgresSearchTests {
                 id: Identifier.make(at: now, using: &random), type: Bool.random(using: &random) ? .buy : .sell,
                 name: ["수학 과외", "요가 수업", "Python 기초", "피아노"].randomElement(using: &random)!, description: "설명 \(index)",
                 days: [[], [.mon], [.fri]].randomElement(using: &random)!, time: nil, place: nil,
-                location: near(centers.randomElement(using: &random)!, spread: 0.3),
+                location: random.point(near: centers.randomElement(using: &random)!, spread: 0.3),
                 keywordLocation: nil, price: [nil, 20_000, 50_000].randomElement(using: &random)!, priceUnit: .perHour,
                 subjects: [[.math], [.hobby], []].randomElement(using: &random)!, targets: [], capacity: 1,
                 status: index % 10 == 9 ? .closed : .open, imageIds: [],

@@ -20,6 +20,32 @@ struct SearchPropertyTests {
         GeoPoint(lat: 0, lon: 0),
     ]
 
+    /// Random listings around ``hotspots`` named from ``words`` (many sharing a creation time).
+    static func randomListings(count: Int, writers: [String], random: inout SeededRandom) -> [ClassListing] {
+        let start = Date()
+        return (0..<count).map { index in
+            let hotspot = hotspots[Int.random(in: 0..<hotspots.count, using: &random)]
+            let spread = [0.0005, 0.01, 0.2, 1.0][Int.random(in: 0..<4, using: &random)]
+            let point = random.point(near: hotspot, spread: spread)
+            let name = (0..<Int.random(in: 1...2, using: &random)).map { _ in words.randomElement(using: &random)! }.joined(separator: " ")
+            return ClassListing(
+                id: Identifier.make(at: start.addingTimeInterval(Double(index)), using: &random),
+                type: Bool.random(using: &random) ? .buy : .sell, name: name,
+                description: words.randomElement(using: &random)! + " 설명",
+                days: Array(Weekday.allCases.shuffled(using: &random).prefix(Int.random(in: 0...2, using: &random))),
+                time: nil, place: nil,
+                location: Int.random(in: 0..<20, using: &random) == 0 ? nil : point,
+                keywordLocation: ["관악구", "강남구", nil].randomElement(using: &random)!,
+                price: Int.random(in: 0..<5, using: &random) == 0 ? nil : Int.random(in: 0...100_000, using: &random),
+                priceUnit: .perHour,
+                subjects: Array(Subject.allCases.shuffled(using: &random).prefix(Int.random(in: 0...2, using: &random))),
+                targets: Array(Target.allCases.shuffled(using: &random).prefix(Int.random(in: 0...2, using: &random))),
+                capacity: 1, status: [.open, .open, .open, .closed, .matched].randomElement(using: &random)!, imageIds: [],
+                writerId: writers.randomElement(using: &random)!, favoriteCount: 0,
+                createdAt: start.addingTimeInterval(Double(index % 50)), updatedAt: start)
+        }
+    }
+
     final class Fixture: Sendable {
         let repository: SQLiteClassRepository
         let listings: [ClassListing]
@@ -37,30 +63,7 @@ struct SearchPropertyTests {
             }
             repository = SQLiteClassRepository(store: store)
             var created: [ClassListing] = []
-            let start = Date()
-            for index in 0..<count {
-                let hotspot = hotspots[Int.random(in: 0..<hotspots.count, using: &random)]
-                let spread = [0.0005, 0.01, 0.2, 1.0][Int.random(in: 0..<4, using: &random)]
-                var lon = hotspot.lon + Double.random(in: -spread...spread, using: &random)
-                if lon > 180 { lon -= 360 }
-                if lon < -180 { lon += 360 }
-                let lat = min(90, max(-90, hotspot.lat + Double.random(in: -spread...spread, using: &random)))
-                let name = (0..<Int.random(in: 1...2, using: &random)).map { _ in words.randomElement(using: &random)! }.joined(separator: " ")
-                let listing = ClassListing(
-                    id: Identifier.make(at: start.addingTimeInterval(Double(index)), using: &random),
-                    type: Bool.random(using: &random) ? .buy : .sell, name: name,
-                    description: words.randomElement(using: &random)! + " 설명",
-                    days: Array(Weekday.allCases.shuffled(using: &random).prefix(Int.random(in: 0...2, using: &random))),
-                    time: nil, place: nil,
-                    location: Int.random(in: 0..<20, using: &random) == 0 ? nil : GeoPoint(lat: lat, lon: lon),
-                    keywordLocation: ["관악구", "강남구", nil].randomElement(using: &random)!,
-                    price: Int.random(in: 0..<5, using: &random) == 0 ? nil : Int.random(in: 0...100_000, using: &random),
-                    priceUnit: .perHour,
-                    subjects: Array(Subject.allCases.shuffled(using: &random).prefix(Int.random(in: 0...2, using: &random))),
-                    targets: Array(Target.allCases.shuffled(using: &random).prefix(Int.random(in: 0...2, using: &random))),
-                    capacity: 1, status: [.open, .open, .open, .closed, .matched].randomElement(using: &random)!, imageIds: [],
-                    writerId: writers.randomElement(using: &random)!, favoriteCount: 0,
-                    createdAt: start.addingTimeInterval(Double(index % 50)), updatedAt: start)
+            for listing in SearchPropertyTests.randomListings(count: count, writers: writers, random: &random) {
                 created.append(try await repository.create(listing).listing)
             }
             listings = created
