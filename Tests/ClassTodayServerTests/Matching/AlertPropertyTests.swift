@@ -7,6 +7,20 @@ import Testing
 
 @Suite("Alerts against brute force")
 struct AlertPropertyTests {
+    /// A random alert of one of `users` near one of `centers`: radii from 100 m to 50 km, with or without a
+    /// keyword (a single syllable spanning a space among them), type, subjects, days and price filters.
+    static func randomAlert(users: [String], near centers: [GeoPoint], random: inout SeededRandom) -> Alert {
+        Alert(
+            id: Identifier.make(at: Date(), using: &random), userId: users.randomElement(using: &random)!,
+            center: random.point(near: centers.randomElement(using: &random)!, spread: 0.3),
+            radius: [100.0, 2_000, 10_000, 50_000].randomElement(using: &random)!,
+            query: [nil, "수학", "요가", "python", "가 수"].randomElement(using: &random)!,
+            type: [nil, .buy, .sell].randomElement(using: &random)!,
+            subjects: [nil, [.math], [.hobby, .language]].randomElement(using: &random)!,
+            days: [nil, [.mon]].randomElement(using: &random)!,
+            maxPrice: [nil, 30_000].randomElement(using: &random)!, createdAt: Date())
+    }
+
     @Test("for random alerts and classes, the cell index notifies exactly the alerts a full check selects")
     func againstBruteForce() async throws {
         let configuration = try TestServer.configuration()
@@ -20,14 +34,7 @@ struct AlertPropertyTests {
         let centers = [GeoPoint(lat: 37.5665, lon: 126.9780), GeoPoint(lat: -16.5, lon: 179.98), GeoPoint(lat: 89.9, lon: 0)]
         var alerts: [Alert] = []
         for _ in 0..<400 {
-            let alert = Alert(
-                id: Identifier.make(at: Date(), using: &random), userId: users.randomElement(using: &random)!,
-                center: random.point(near: centers.randomElement(using: &random)!, spread: 0.3),
-                radius: [100.0, 2_000, 10_000, 50_000].randomElement(using: &random)!,
-                query: [nil, "수학", "요가", "python"].randomElement(using: &random)!,
-                type: [nil, .buy, .sell].randomElement(using: &random)!,
-                subjects: [nil, [.math], [.hobby, .language]].randomElement(using: &random)!,
-                maxPrice: [nil, 30_000].randomElement(using: &random)!, createdAt: Date())
+            let alert = Self.randomAlert(users: users, near: centers, random: &random)
             try await environment.alerts.create(alert)
             alerts.append(alert)
         }

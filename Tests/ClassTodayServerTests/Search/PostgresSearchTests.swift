@@ -238,15 +238,7 @@ struct PostgresSearchTests {
         let centers = [GeoPoint(lat: 37.5665, lon: 126.9780), GeoPoint(lat: -16.5, lon: 179.98), GeoPoint(lat: 89.9, lon: 0)]
         var alerts: [Alert] = []
         for _ in 0..<400 {
-            let alert = Alert(
-                id: Identifier.make(at: Date(), using: &random), userId: users.randomElement(using: &random)!,
-                center: random.point(near: centers.randomElement(using: &random)!, spread: 0.3),
-                radius: [100.0, 2_000, 10_000, 50_000].randomElement(using: &random)!,
-                query: [nil, "수학", "요가", "python", "가 수"].randomElement(using: &random)!,
-                type: [nil, .buy, .sell].randomElement(using: &random)!,
-                subjects: [nil, [.math], [.hobby, .language]].randomElement(using: &random)!,
-                days: [nil, [.mon]].randomElement(using: &random)!,
-                maxPrice: [nil, 30_000].randomElement(using: &random)!, createdAt: Date())
+            let alert = AlertPropertyTests.randomAlert(users: users, near: centers, random: &random)
             try await repository.create(alert)
             alerts.append(alert)
         }
