@@ -79,17 +79,18 @@ public final class PostgresChatBus: ChatBus, Service {
     static func payloads(_ events: [String], node: String) -> [String] {
         let head = #"{"node":"\#(node)","events":["#
         let tail = "]}"
+        let envelopeSize = head.utf8.count + tail.utf8.count
         var payloads: [String] = []
         var current: [String] = []
-        var size = head.utf8.count + tail.utf8.count
+        var size = envelopeSize
         for event in events {
-            let added = event.utf8.count + (current.isEmpty ? 0 : 1)
-            if !current.isEmpty, size + added > inlineLimit {
+            // Every event after the first of a payload adds a comma.
+            if !current.isEmpty, size + 1 + event.utf8.count > inlineLimit {
                 payloads.append(head + current.joined(separator: ",") + tail)
                 current = []
-                size = head.utf8.count + tail.utf8.count
+                size = envelopeSize
             }
-            size += event.utf8.count + (current.isEmpty ? 0 : 1)
+            size += (current.isEmpty ? 0 : 1) + event.utf8.count
             current.append(event)
         }
         if !current.isEmpty { payloads.append(head + current.joined(separator: ",") + tail) }
