@@ -54,6 +54,9 @@ struct ChatBenchmark {
             var outOfOrder = 0
             var errors = 0
             var latencies: [Double] = []
+            /// Latencies by the window of the run in which the message was sent.
+            var windows: [Int: [Double]] = [:]
+            var started = ContinuousClock.now
             /// Per (connection, room): seqs seen, to tell duplicates from reordering.
             var seen: [Int: Set<Int>] = [:]
             var lastSeq: [Int: Int] = [:]
@@ -81,13 +84,17 @@ struct ChatBenchmark {
             try await waitForConnections(connections.count, tally: tally)
             try await Task.sleep(for: .seconds(2))
             let idle = pid.flatMap(Self.residentKiB)
-            tally.state.withLock { $0.errors = 0 }
+            tally.state.withLock { state in
+                state.errors = 0
+                state.started = .now
+            }
             try await send(connections, members: membersPerRoom, tally: tally)
             try await Task.sleep(for: .seconds(3)) // drain
             let end = pid.flatMap(Self.residentKiB)
             for connection in connections { connection.outgoing.finish() }
             group.cancelAll()
-            return lines(tally: tally, before: before, idle: idle, end: end)
+            let socketsOnFirstNode = connections.filter { $0.socketURL == connections.first?.socketURL }.count
+            return lines(tally: tally, socketsOnFirstNode: socketsOnFirstNode, before: before, idle: idle, end: end)
         }
     }
 
@@ -193,15 +200,28 @@ struct ChatBenchmark {
         }
     }
 
+    /// The fields of a server frame that the benchmark checks.
+    private struct Frame: Decodable {
+        struct Message: Decodable {
+            let seq: Int
+            let senderId: String
+            let clientId: String?
+        }
+
+        let type: String
+        let message: Message?
+    }
+
     private func receive(_ text: String, on connection: Connection, tally: Tally) {
-        guard let frame = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], let type = frame["type"] as? String else { return }
+        guard let frame = try? JSONDecoder().decode(Frame.self, from: Data(text.utf8)) else { return }
         let now = ContinuousClock.now
         tally.state.withLock { state in
-            switch type {
+            switch frame.type {
             case "ack":
                 state.acked += 1
             case "message":
-                guard let message = frame["message"] as? [String: Any], let seq = message["seq"] as? Int else { return }
+                guard let message = frame.message else { return }
+                let seq = message.seq
                 let key = connection.index
                 if state.seen[key, default: []].contains(seq) {
                     state.duplicated += 1
@@ -210,11 +230,12 @@ struct ChatBenchmark {
                 state.seen[key, default: []].insert(seq)
                 if seq < state.lastSeq[key, default: 0] { state.outOfOrder += 1 }
                 state.lastSeq[key] = max(seq, state.lastSeq[key, default: 0])
-                if message["senderId"] as? String != connection.userId, let clientId = message["clientId"] as? String,
-                   let sentAt = state.sentAt[clientId] {
+                if message.senderId != connection.userId, let clientId = message.clientId, let sentAt = state.sentAt[clientId] {
                     state.delivered += 1
                     let (seconds, attoseconds) = (now - sentAt).components
                     state.latencies.append(Double(seconds) * 1000 + Double(attoseconds) / 1e15)
+                    state.windows[Int((sentAt - state.started).components.seconds) / Self.window, default: []]
+                        .append(state.latencies[state.latencies.count - 1])
                 }
             case "error":
                 state.errors += 1
@@ -252,29 +273,37 @@ struct ChatBenchmark {
 
     // MARK: Report
 
-    private func lines(tally: Tally, before: Int?, idle: Int?, end: Int?) -> [String] {
+    private func lines(tally: Tally, socketsOnFirstNode: Int, before: Int?, idle: Int?, end: Int?) -> [String] {
         tally.state.withLock { state in
             let sorted = state.latencies.sorted()
-            func percentile(_ fraction: Double) -> String {
-                guard !sorted.isEmpty else { return "-" }
-                return String(format: "%.1f", sorted[min(sorted.count - 1, Int((fraction * Double(sorted.count)).rounded(.up)) - 1)])
-            }
+            func percentile(_ fraction: Double) -> String { Self.percentile(fraction, of: sorted) }
+            let windows = state.windows.keys.sorted().map { Self.percentile(0.99, of: state.windows[$0]!.sorted()) }
             let lost = max(0, state.expectedDeliveries - state.delivered)
             var lines = [
                 "chat benchmark: \(options.connections) connections over \(options.rooms) rooms, \(options.rate) messages/s for \(options.seconds) s",
                 "sent \(state.sent), acknowledged \(state.acked), delivered \(state.delivered) (expected \(state.expectedDeliveries)),"
                     + " lost \(lost), duplicated \(state.duplicated), out of order \(state.outOfOrder), error frames \(state.errors)",
                 "send-to-delivery latency: p50 \(percentile(0.5)) ms, p99 \(percentile(0.99)) ms, max \(percentile(1.0)) ms",
+                "p99 by \(Self.window) s of sending: " + windows.joined(separator: ", ") + " ms",
             ]
             if let before, let idle {
-                let perConnection = Double(idle - before) / Double(max(options.connections, 1))
-                lines.append("server resident memory: \(before / 1024) MiB before connecting, \(idle / 1024) MiB with \(options.connections) idle sockets"
+                let perConnection = Double(idle - before) / Double(max(socketsOnFirstNode, 1))
+                lines.append("first node's resident memory: \(before / 1024) MiB before connecting, \(idle / 1024) MiB with its \(socketsOnFirstNode) idle sockets"
                              + " (\(String(format: "%.1f", perConnection)) KiB per connection), \(end.map { "\($0 / 1024)" } ?? "-") MiB at the end")
             } else {
-                lines.append("server resident memory: unknown (pass --server-pid)")
+                lines.append("first node's resident memory: unknown (pass --server-pid)")
             }
             return lines
         }
+    }
+
+    /// The seconds of sending that each latency window covers.
+    static let window = 10
+
+    /// The value below which `fraction` of `sorted` lies, in milliseconds with one decimal; `-` for no values.
+    static func percentile(_ fraction: Double, of sorted: [Double]) -> String {
+        guard !sorted.isEmpty else { return "-" }
+        return String(format: "%.1f", sorted[min(sorted.count - 1, max(0, Int((fraction * Double(sorted.count)).rounded(.up)) - 1))])
     }
 
     /// VmRSS of a process, in KiB.

@@ -77,9 +77,52 @@ public struct APIJSONEncoder: ResponseEncoder {
 
 /// RFC 3339 timestamps in UTC, as the API writes and reads them.
 public enum RFC3339 {
-    /// `2026-11-22T09:30:00Z` (whole seconds, UTC).
+    /// `2026-11-22T09:30:00Z` (whole seconds, UTC; a fraction of a second is dropped).
+    ///
+    /// Written with calendar arithmetic rather than a format style: every chat frame carries a date.
     public static func format(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(timeZone: .gmt))
+        // Four digits of year show 0000-01-01T00:00:00Z through 9999-12-31T23:59:59Z; later or earlier dates are clamped.
+        let interval = date.timeIntervalSince1970.isNaN ? 0 : date.timeIntervalSince1970
+        let seconds = Int64(min(max(interval, -62_167_219_200), 253_402_300_799).rounded(.down))
+        let (days, secondOfDay) = seconds.floorDivided(by: 86_400)
+        let (year, month, day) = civilDate(daysSince1970: days)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(20)
+        func append(_ value: Int64, digits: Int) {
+            var divisor: Int64 = 1
+            for _ in 1..<digits { divisor *= 10 }
+            var rest = value
+            while divisor > 0 {
+                bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+                rest %= divisor
+                divisor /= 10
+            }
+        }
+        append(year, digits: 4)
+        bytes.append(UInt8(ascii: "-"))
+        append(month, digits: 2)
+        bytes.append(UInt8(ascii: "-"))
+        append(day, digits: 2)
+        bytes.append(UInt8(ascii: "T"))
+        append(secondOfDay / 3_600, digits: 2)
+        bytes.append(UInt8(ascii: ":"))
+        append(secondOfDay / 60 % 60, digits: 2)
+        bytes.append(UInt8(ascii: ":"))
+        append(secondOfDay % 60, digits: 2)
+        bytes.append(UInt8(ascii: "Z"))
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The proleptic Gregorian (year, month, day) of a day counted from 1970-01-01 (Howard Hinnant's
+    /// `civil_from_days`).
+    private static func civilDate(daysSince1970 days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let (era, dayOfEra) = (days + 719_468).floorDivided(by: 146_097)
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153 // March is 0
+        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     /// Parses a timestamp with or without fractional seconds and with any offset.
@@ -95,5 +138,13 @@ extension Encodable {
     /// The value as API JSON text (for WebSocket frames); `{}` if it cannot be encoded.
     var apiJSONText: String {
         (try? APIJSONEncoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+}
+
+private extension Int64 {
+    /// The quotient rounded down and the remainder that goes with it (never negative for a positive divisor).
+    func floorDivided(by divisor: Int64) -> (quotient: Int64, remainder: Int64) {
+        let remainder = self % divisor
+        return remainder < 0 ? (self / divisor - 1, remainder + divisor) : (self / divisor, remainder)
     }
 }

@@ -7,18 +7,17 @@ import Testing
 struct ChatBusPayloadTests {
     let node = UUID().uuidString
 
-    func event(_ index: Int, textLength: Int) throws -> String {
+    func event(_ index: Int, textLength: Int) -> String {
         let message = ChatMessage(id: "m\(index)", roomId: "r\(index % 7)", seq: index, senderId: "u", kind: .text,
                                   text: String(repeating: "가", count: textLength), imageId: nil, clientId: "c\(index)",
                                   sentAt: Date(timeIntervalSince1970: 1_790_000_000))
-        let wire = PostgresChatBus.WireEvent(.message(message, recipients: ["u", "v"]))
-        return String(decoding: try JSONEncoder().encode(wire), as: UTF8.self)
+        return PostgresChatBus.WireEvent(.message(message, recipients: ["u", "v"])).json
     }
 
     @Test("events published together are packed into payloads under PostgreSQL's limit, in order, each event once")
     func packing() throws {
         // Texts of 0 to 2,200 Hangul syllables (3 bytes each): the largest events come close to the event limit.
-        let events = try (0..<300).map { try event($0, textLength: ($0 * 37) % 2_201) }
+        let events = (0..<300).map { event($0, textLength: ($0 * 37) % 2_201) }
         #expect(events.allSatisfy { $0.utf8.count <= PostgresChatBus.eventLimit })
         let payloads = PostgresChatBus.payloads(events, node: node)
         #expect(payloads.count > 1)
@@ -41,7 +40,7 @@ struct ChatBusPayloadTests {
 
     @Test("small events share one payload; an empty batch sends nothing")
     func smallEvents() throws {
-        let events = try (0..<20).map { try event($0, textLength: 5) }
+        let events = (0..<20).map { event($0, textLength: 5) }
         #expect(PostgresChatBus.payloads(events, node: node).count == 1)
         #expect(PostgresChatBus.payloads([], node: node).isEmpty)
     }

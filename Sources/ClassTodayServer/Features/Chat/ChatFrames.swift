@@ -36,76 +36,79 @@ struct ClientFrame: Decodable {
 }
 
 /// Frames the server sends, as JSON text.
+///
+/// Written with ``JSONObjectWriter``: a message costs an ack and a frame for each connection of both members.
 enum ServerFrame {
-    private struct Ack: Encodable {
-        let type = "ack"
-        let clientId: String?
-        let roomId: String
-        let seq: Int
-        let messageId: String
-        let sentAt: Date
-    }
-
-    private struct Message: Encodable {
-        let type = "message"
-        let roomId: String
-        let message: MessageResponse
-    }
-
-    private struct Read: Encodable {
-        let type = "read"
-        let roomId: String
-        let userId: String
-        let seq: Int
-    }
-
-    private struct Typing: Encodable {
-        let type = "typing"
-        let roomId: String
-        let userId: String
-    }
-
-    private struct Presence: Encodable {
-        let type = "presence"
-        let userId: String
-        let online: Bool
-    }
-
-    private struct Failure: Encodable {
-        let type = "error"
-        let code: String
-        let message: String
-        let clientId: String?
-    }
-
     /// `{"type": "ack", ...}` for a stored message.
     static func ack(_ message: ChatMessage) -> String {
-        encode(Ack(clientId: message.clientId, roomId: message.roomId, seq: message.seq, messageId: message.id, sentAt: message.sentAt))
+        var frame = JSONObjectWriter()
+        frame.add("type", "ack")
+        if let clientId = message.clientId { frame.add("clientId", clientId) }
+        frame.add("roomId", message.roomId)
+        frame.add("seq", message.seq)
+        frame.add("messageId", message.id)
+        frame.add("sentAt", message.sentAt)
+        return frame.finish()
     }
 
     /// `{"type": "message", ...}`.
     static func message(_ message: ChatMessage) -> String {
-        encode(Message(roomId: message.roomId, message: MessageResponse(message: message)))
+        var frame = JSONObjectWriter()
+        frame.add("type", "message")
+        frame.add("roomId", message.roomId)
+        frame.add("message", json: messageObject(message))
+        return frame.finish()
+    }
+
+    /// The message object, with the fields and values that ``MessageResponse`` gives HTTP responses.
+    static func messageObject(_ message: ChatMessage) -> String {
+        var object = JSONObjectWriter()
+        object.add("id", message.id)
+        object.add("roomId", message.roomId)
+        object.add("seq", message.seq)
+        object.add("senderId", message.senderId)
+        object.add("kind", message.kind.rawValue)
+        object.add("text", message.text)
+        object.add("imageUrl", message.imageId.map(ImageURL.path(for:)))
+        object.add("clientId", message.clientId)
+        object.add("sentAt", message.sentAt)
+        return object.finish()
     }
 
     /// `{"type": "read", ...}`.
     static func read(roomId: String, userId: String, seq: Int) -> String {
-        encode(Read(roomId: roomId, userId: userId, seq: seq))
+        var frame = JSONObjectWriter()
+        frame.add("type", "read")
+        frame.add("roomId", roomId)
+        frame.add("userId", userId)
+        frame.add("seq", seq)
+        return frame.finish()
     }
 
     /// `{"type": "typing", ...}`.
     static func typing(roomId: String, userId: String) -> String {
-        encode(Typing(roomId: roomId, userId: userId))
+        var frame = JSONObjectWriter()
+        frame.add("type", "typing")
+        frame.add("roomId", roomId)
+        frame.add("userId", userId)
+        return frame.finish()
     }
 
     /// `{"type": "presence", ...}`.
     static func presence(userId: String, online: Bool) -> String {
-        encode(Presence(userId: userId, online: online))
+        var frame = JSONObjectWriter()
+        frame.add("type", "presence")
+        frame.add("userId", userId)
+        frame.add("online", online)
+        return frame.finish()
     }
 
     /// `{"type": "notification", "notification": {...}}` around an already encoded notification.
     static func notification(json: String) -> String {
-        #"{"notification":"# + json + #","type":"notification"}"#
+        var frame = JSONObjectWriter()
+        frame.add("type", "notification")
+        frame.add("notification", json: json)
+        return frame.finish()
     }
 
     /// `{"type": "pong"}`.
@@ -113,10 +116,11 @@ enum ServerFrame {
 
     /// `{"type": "error", ...}` for a frame the server could not take; the connection stays open.
     static func error(code: String, message: String, clientId: String? = nil) -> String {
-        encode(Failure(code: code, message: message, clientId: clientId))
-    }
-
-    private static func encode(_ value: some Encodable) -> String {
-        value.apiJSONText
+        var frame = JSONObjectWriter()
+        frame.add("type", "error")
+        frame.add("code", code)
+        frame.add("message", message)
+        if let clientId { frame.add("clientId", clientId) }
+        return frame.finish()
     }
 }

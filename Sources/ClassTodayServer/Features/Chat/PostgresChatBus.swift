@@ -63,9 +63,9 @@ public final class PostgresChatBus: ChatBus, Service {
     public func publish(_ event: ChatEvent) async {
         await local.publish(event)
         do {
-            var json = try Self.encode(WireEvent(event))
+            var json = WireEvent(event).json
             if json.utf8.count > Self.eventLimit, case .message(let message, let recipients) = event {
-                json = try Self.encode(WireEvent.messageReference(roomId: message.roomId, seq: message.seq, recipients: recipients))
+                json = WireEvent.messageReference(roomId: message.roomId, seq: message.seq, recipients: recipients).json
             }
             try await notifier.submit(json)
         } catch {
@@ -259,10 +259,6 @@ public final class PostgresChatBus: ChatBus, Service {
         return result
     }
 
-    private static func encode(_ event: WireEvent) throws -> String {
-        String(decoding: try JSONEncoder().encode(event), as: UTF8.self)
-    }
-
     /// One notification: the publishing node and its events, in the order published.
     struct Envelope: Decodable {
         let node: String
@@ -270,13 +266,83 @@ public final class PostgresChatBus: ChatBus, Service {
     }
 
     /// A ``ChatEvent`` as JSON, or a reference to a stored message too long to send inline.
-    enum WireEvent: Codable {
+    ///
+    /// One flat object per event, `type` naming the case: written by ``json`` and read by ``init(from:)``
+    /// (every event crosses both once per node).
+    enum WireEvent: Decodable {
         case message(MessageJSON, recipients: [String])
         case messageReference(roomId: String, seq: Int, recipients: [String])
         case read(roomId: String, userId: String, seq: Int, recipients: [String])
         case typing(roomId: String, userId: String, recipients: [String])
         case presence(userId: String, online: Bool, recipients: [String])
         case notification(userId: String, json: String)
+
+        private enum CodingKeys: String, CodingKey {
+            case type, message, roomId, userId, seq, online, json, recipients
+        }
+
+        /// The event's JSON text.
+        var json: String {
+            var object = JSONObjectWriter()
+            switch self {
+            case .message(let message, let recipients):
+                object.add("type", "message")
+                object.add("message", json: message.json)
+                object.add("recipients", recipients)
+            case .messageReference(let roomId, let seq, let recipients):
+                object.add("type", "messageReference")
+                object.add("roomId", roomId)
+                object.add("seq", seq)
+                object.add("recipients", recipients)
+            case .read(let roomId, let userId, let seq, let recipients):
+                object.add("type", "read")
+                object.add("roomId", roomId)
+                object.add("userId", userId)
+                object.add("seq", seq)
+                object.add("recipients", recipients)
+            case .typing(let roomId, let userId, let recipients):
+                object.add("type", "typing")
+                object.add("roomId", roomId)
+                object.add("userId", userId)
+                object.add("recipients", recipients)
+            case .presence(let userId, let online, let recipients):
+                object.add("type", "presence")
+                object.add("userId", userId)
+                object.add("online", online)
+                object.add("recipients", recipients)
+            case .notification(let userId, let json):
+                object.add("type", "notification")
+                object.add("userId", userId)
+                object.add("json", json)
+            }
+            return object.finish()
+        }
+
+        init(from decoder: any Decoder) throws {
+            let object = try decoder.container(keyedBy: CodingKeys.self)
+            let type = try object.decode(String.self, forKey: .type)
+            switch type {
+            case "message":
+                self = .message(try object.decode(MessageJSON.self, forKey: .message),
+                                recipients: try object.decode([String].self, forKey: .recipients))
+            case "messageReference":
+                self = .messageReference(roomId: try object.decode(String.self, forKey: .roomId), seq: try object.decode(Int.self, forKey: .seq),
+                                         recipients: try object.decode([String].self, forKey: .recipients))
+            case "read":
+                self = .read(roomId: try object.decode(String.self, forKey: .roomId), userId: try object.decode(String.self, forKey: .userId),
+                             seq: try object.decode(Int.self, forKey: .seq), recipients: try object.decode([String].self, forKey: .recipients))
+            case "typing":
+                self = .typing(roomId: try object.decode(String.self, forKey: .roomId), userId: try object.decode(String.self, forKey: .userId),
+                               recipients: try object.decode([String].self, forKey: .recipients))
+            case "presence":
+                self = .presence(userId: try object.decode(String.self, forKey: .userId), online: try object.decode(Bool.self, forKey: .online),
+                                 recipients: try object.decode([String].self, forKey: .recipients))
+            case "notification":
+                self = .notification(userId: try object.decode(String.self, forKey: .userId), json: try object.decode(String.self, forKey: .json))
+            default:
+                throw DecodingError.dataCorruptedError(forKey: .type, in: object, debugDescription: "unknown chat event type")
+            }
+        }
 
         init(_ event: ChatEvent) {
             switch event {

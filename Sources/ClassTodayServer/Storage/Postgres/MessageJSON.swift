@@ -3,7 +3,7 @@ import Foundation
 
 /// A ``ChatMessage`` as a JSON object (dates in milliseconds): how messages travel between nodes in chat bus
 /// notifications, and how a batch of them reaches an `INSERT` through `jsonb_to_recordset`.
-struct MessageJSON: Codable {
+struct MessageJSON: Decodable {
     let id, roomId, senderId, kind: String
     let seq: Int
     let text, imageId, clientId: String?
@@ -19,5 +19,25 @@ struct MessageJSON: Codable {
     var message: ChatMessage {
         ChatMessage(id: id, roomId: roomId, seq: seq, senderId: senderId, kind: MessageKind(rawValue: kind) ?? .text,
                     text: text, imageId: imageId, clientId: clientId, sentAt: Date(millisecondsSince1970: sentAt))
+    }
+
+    /// The object's JSON text.
+    var json: String {
+        var object = JSONObjectWriter()
+        object.add("id", id)
+        object.add("roomId", roomId)
+        object.add("seq", seq)
+        object.add("senderId", senderId)
+        object.add("kind", kind)
+        object.add("text", text)
+        object.add("imageId", imageId)
+        object.add("clientId", clientId)
+        object.add("sentAt", sentAt)
+        return object.finish()
+    }
+
+    /// A JSON array of `messages`.
+    static func array(_ messages: [ChatMessage]) -> String {
+        "[" + messages.map { MessageJSON($0).json }.joined(separator: ",") + "]"
     }
 }

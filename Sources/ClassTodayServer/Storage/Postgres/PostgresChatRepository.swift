@@ -177,7 +177,7 @@ public struct PostgresChatRepository: ChatRepository {
         _ plan: MessageBatch, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> [Result<AppendResult, DomainError>] {
         guard !plan.stored.isEmpty else { return plan.results }
-        let messages = String(decoding: try JSONEncoder().encode(plan.stored.map(MessageJSON.init)), as: UTF8.self)
+        let messages = MessageJSON.array(plan.stored)
         let rooms = plan.changedRooms
         let counted = try await PostgresRows.all(connection.query("""
             WITH inserted AS (

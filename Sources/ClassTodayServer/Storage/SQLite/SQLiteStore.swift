@@ -75,8 +75,12 @@ extension Date {
         Int64((timeIntervalSince1970 * 1000).rounded(.down))
     }
 
-    /// The date `milliseconds` after 1970-01-01 UTC.
+    /// The middle of the millisecond `milliseconds` after 1970-01-01 UTC.
+    ///
+    /// The middle, not the start: `Date` counts seconds from 2001 in a `Double`, so the start of a millisecond can
+    /// come back a hair early, and ``millisecondsSince1970`` would then give the millisecond before. Read back and
+    /// stored again, a date keeps its millisecond (cursors and messages that travel between nodes rely on it).
     init(millisecondsSince1970 milliseconds: Int64) {
-        self.init(timeIntervalSince1970: Double(milliseconds) / 1000)
+        self.init(timeIntervalSince1970: (Double(milliseconds) + 0.5) / 1000)
     }
 }
