@@ -59,8 +59,9 @@ public protocol ChatRepository: Sendable {
     func summary(roomId: String) async throws -> RoomSummary?
     /// The rooms of `userId`, most recent activity first.
     func rooms(of userId: String, page: PageRequest) async throws -> Page<RoomSummary>
-    /// The users who share a room with `userId` (whose presence they see).
-    func counterparts(of userId: String) async throws -> [String]
+    /// Every room `userId` is a member of, in no particular order: their counterparts see their presence, and
+    /// a new connection knows these rooms without asking again.
+    func memberRooms(of userId: String) async throws -> [ChatRoom]
     /// Messages of a room, newest first, below `beforeSeq` when given.
     func history(roomId: String, beforeSeq: Int?, page: PageRequest) async throws -> Page<ChatMessage>
     /// Messages of a room with a seq above `afterSeq`, oldest first, at most `limit`.

@@ -25,6 +25,12 @@ struct ChatFrameTests {
             sentAt: Date(timeIntervalSince1970: Double.random(in: 0...4_000_000_000, using: &random)))
     }
 
+    /// `count` random messages, the same on every run.
+    static func randomMessages(_ count: Int, seed: UInt64) -> [ChatMessage] {
+        var random = SeededRandom(seed: seed)
+        return (0..<count).map { _ in randomMessage(&random) }
+    }
+
     static func object(_ text: String) throws -> NSDictionary {
         let parsed = try JSONSerialization.jsonObject(with: Data(text.utf8))
         return try #require(parsed as? NSDictionary)
@@ -60,9 +66,7 @@ struct ChatFrameTests {
 
     @Test("a message frame carries the same message object as the HTTP API")
     func messageFrame() throws {
-        var random = SeededRandom(seed: 43)
-        for _ in 0..<200 {
-            let message = Self.randomMessage(&random)
+        for message in Self.randomMessages(200, seed: 43) {
             let frame = try Self.object(ServerFrame.message(message))
             let http = try Self.object(String(decoding: try APIJSONEncoder.encode(MessageResponse(message: message)), as: UTF8.self))
             #expect(frame["type"] as? String == "message")
@@ -74,9 +78,7 @@ struct ChatFrameTests {
 
     @Test("an ack names the stored message; a missing client id is left out")
     func ack() throws {
-        var random = SeededRandom(seed: 44)
-        for _ in 0..<100 {
-            let message = Self.randomMessage(&random)
+        for message in Self.randomMessages(100, seed: 44) {
             let ack = try Self.object(ServerFrame.ack(message))
             #expect(ack["type"] as? String == "ack")
             #expect(ack["clientId"] as? String == message.clientId)

@@ -85,6 +85,28 @@ struct ChatTests {
         }
     }
 
+    @Test("a room opened after connecting works on the open connections, for its members only")
+    func roomOpenedAfterConnecting() async throws {
+        try await Self.withScene { scene in
+            let buyer = try await TestSocket.connect(port: scene.port, token: scene.buyer.token)
+            let seller = try await TestSocket.connect(port: scene.port, token: scene.seller.token)
+            let outsider = try await TestSocket.connect(port: scene.port, token: scene.outsider.token)
+            let classId = try #require(try await scene.client.createClass(token: scene.seller.token)["id"] as? String)
+            let opened = try await scene.client.send(.post, "/v1/chat/rooms", json: ["classId": classId], token: scene.buyer.token)
+            let roomId = try #require(try opened.jsonObject()["id"] as? String)
+            buyer.send(["type": "send", "roomId": roomId, "clientId": "late-1", "text": "새 수업도 문의드려요"])
+            #expect(try await buyer.next(type: "ack")["seq"] as? Int == 1)
+            let delivered = try await seller.next(type: "message")
+            #expect(delivered["roomId"] as? String == roomId)
+            outsider.send(["type": "send", "roomId": roomId, "clientId": "late-2", "text": "끼어들기"])
+            #expect(try await outsider.next(type: "error")["code"] as? String == "forbidden")
+            // The room known since connecting still works on the same connection.
+            buyer.send(["type": "send", "roomId": scene.roomId, "clientId": "early-1", "text": "첫 수업"])
+            #expect(try await buyer.next(type: "ack")["roomId"] as? String == scene.roomId)
+            for socket in [buyer, seller, outsider] { await socket.close() }
+        }
+    }
+
     @Test("the same clientId sent twice is stored once; the retry is acked with the original")
     func duplicateClientId() async throws {
         try await Self.withScene { scene in

@@ -20,7 +20,7 @@ struct MessageWriterTests {
         func room(id: String) async throws -> ChatRoom? { try await base.room(id: id) }
         func summary(roomId: String) async throws -> RoomSummary? { try await base.summary(roomId: roomId) }
         func rooms(of userId: String, page: PageRequest) async throws -> Page<RoomSummary> { try await base.rooms(of: userId, page: page) }
-        func counterparts(of userId: String) async throws -> [String] { try await base.counterparts(of: userId) }
+        func memberRooms(of userId: String) async throws -> [ChatRoom] { try await base.memberRooms(of: userId) }
         func history(roomId: String, beforeSeq: Int?, page: PageRequest) async throws -> Page<ChatMessage> {
             try await base.history(roomId: roomId, beforeSeq: beforeSeq, page: page)
         }

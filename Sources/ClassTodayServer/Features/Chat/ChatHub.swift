@@ -78,13 +78,15 @@ public final class ChatHub: Service, Sendable {
     // MARK: Connections
 
     /// Adds a connection; the user's counterparts hear that they came online with their first connection, and
-    /// the connection hears which counterparts are online.
+    /// the connection hears which counterparts are online and learns the user's most recently active rooms.
     func register(_ session: ChatSession) async {
         sessions.withLock { sessions in
             sessions[session.userId, default: [:]][session.id] = session
         }
         let first = await bus.connectionOpened(userId: session.userId)
-        let counterparts = (try? await chats.counterparts(of: session.userId)) ?? []
+        let rooms = (try? await chats.memberRooms(of: session.userId)) ?? []
+        session.remember(rooms.sorted { $0.lastActivityAt > $1.lastActivityAt }.prefix(ChatSession.rememberedRooms))
+        let counterparts = Self.counterparts(of: session.userId, in: rooms)
         let online = await bus.online(among: counterparts)
         for userId in counterparts where online.contains(userId) {
             session.enqueue(.chat(.presence(userId: userId, online: true, recipients: [session.userId])))
@@ -104,9 +106,14 @@ public final class ChatHub: Service, Sendable {
         }
         let last = await bus.connectionClosed(userId: session.userId)
         frameLimiter.forget(session.id.uuidString)
-        if last, let counterparts = try? await chats.counterparts(of: session.userId), !counterparts.isEmpty {
-            await bus.publish(.presence(userId: session.userId, online: false, recipients: counterparts))
+        if last, let rooms = try? await chats.memberRooms(of: session.userId), !rooms.isEmpty {
+            await bus.publish(.presence(userId: session.userId, online: false, recipients: Self.counterparts(of: session.userId, in: rooms)))
         }
+    }
+
+    /// The users who share one of `rooms` with `userId`, each once.
+    private static func counterparts(of userId: String, in rooms: [ChatRoom]) -> [String] {
+        Array(Set(rooms.map { $0.counterpart(of: userId) })).sorted()
     }
 
     /// How many connections are open on this node.

@@ -157,6 +157,17 @@ final class ChatSession: Sendable {
         enqueue(.sync(room: room, afterSeq: afterSeq))
     }
 
+    /// How many of the user's rooms a new connection learns (most recently active first); it looks up the others
+    /// when first used.
+    static let rememberedRooms = 64
+
+    /// Records rooms this user is known to be a member of, so that using them needs no lookup.
+    func remember(_ memberRooms: some Sequence<ChatRoom>) {
+        rooms.withLock { rooms in
+            for room in memberRooms where room.isMember(userId) { rooms[room.id] = room }
+        }
+    }
+
     /// The room, once this user is known to be a member; a DomainError otherwise.
     private func memberRoom(_ roomId: String) async throws -> ChatRoom {
         if let room = rooms.withLock({ $0[roomId] }) { return room }

@@ -285,37 +285,44 @@ public final class PostgresChatBus: ChatBus, Service {
         var json: String {
             var object = JSONObjectWriter()
             switch self {
-            case .message(let message, let recipients):
+            case .message(let message, _):
                 object.add("type", "message")
                 object.add("message", json: message.json)
-                object.add("recipients", recipients)
-            case .messageReference(let roomId, let seq, let recipients):
+            case .messageReference(let roomId, let seq, _):
                 object.add("type", "messageReference")
                 object.add("roomId", roomId)
                 object.add("seq", seq)
-                object.add("recipients", recipients)
-            case .read(let roomId, let userId, let seq, let recipients):
+            case .read(let roomId, let userId, let seq, _):
                 object.add("type", "read")
                 object.add("roomId", roomId)
                 object.add("userId", userId)
                 object.add("seq", seq)
-                object.add("recipients", recipients)
-            case .typing(let roomId, let userId, let recipients):
+            case .typing(let roomId, let userId, _):
                 object.add("type", "typing")
                 object.add("roomId", roomId)
                 object.add("userId", userId)
-                object.add("recipients", recipients)
-            case .presence(let userId, let online, let recipients):
+            case .presence(let userId, let online, _):
                 object.add("type", "presence")
                 object.add("userId", userId)
                 object.add("online", online)
-                object.add("recipients", recipients)
             case .notification(let userId, let json):
                 object.add("type", "notification")
                 object.add("userId", userId)
                 object.add("json", json)
             }
+            if let recipients { object.add("recipients", recipients) }
             return object.finish()
+        }
+
+        /// Who receives the event; a notification's recipient is its user.
+        private var recipients: [String]? {
+            switch self {
+            case .message(_, let recipients), .messageReference(_, _, let recipients), .read(_, _, _, let recipients),
+                 .typing(_, _, let recipients), .presence(_, _, let recipients):
+                recipients
+            case .notification:
+                nil
+            }
         }
 
         init(from decoder: any Decoder) throws {

@@ -82,11 +82,10 @@ public struct PostgresChatRepository: ChatRepository {
         return Page(items: summaries, nextCursor: next)
     }
 
-    public func counterparts(of userId: String) async throws -> [String] {
+    public func memberRooms(of userId: String) async throws -> [ChatRoom] {
         try await PostgresRows.all(client.query("""
-            SELECT buyer_id AS counterpart FROM chat_rooms WHERE seller_id = \(userId)
-            UNION SELECT seller_id FROM chat_rooms WHERE buyer_id = \(userId)
-            """, logger: logger)).map { try $0["counterpart"].decode(String.self) }
+            SELECT * FROM chat_rooms WHERE seller_id = \(userId) UNION ALL SELECT * FROM chat_rooms WHERE buyer_id = \(userId)
+            """, logger: logger)).map(PostgresRows.room)
     }
 
     public func history(roomId: String, beforeSeq: Int?, page: PageRequest) async throws -> Page<ChatMessage> {

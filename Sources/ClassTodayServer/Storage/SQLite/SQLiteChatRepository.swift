@@ -66,10 +66,10 @@ public struct SQLiteChatRepository: ChatRepository {
         }
     }
 
-    public func counterparts(of userId: String) async throws -> [String] {
+    public func memberRooms(of userId: String) async throws -> [ChatRoom] {
         try await writer.read { db in
-            try String.fetchAll(db, sql: "SELECT buyer_id FROM chat_rooms WHERE seller_id = ? UNION SELECT seller_id FROM chat_rooms WHERE buyer_id = ?",
-                                arguments: [userId, userId])
+            try Row.fetchAll(db, sql: "SELECT * FROM chat_rooms WHERE seller_id = ? UNION ALL SELECT * FROM chat_rooms WHERE buyer_id = ?",
+                             arguments: [userId, userId]).map(Self.room(row:))
         }
     }
 
