@@ -53,6 +53,7 @@ struct ChatBenchmark {
             var duplicated = 0
             var outOfOrder = 0
             var errors = 0
+            var pongs = 0
             var latencies: [Double] = []
             /// Latencies by the window of the run in which the message was sent.
             var windows: [Int: [Double]] = [:]
@@ -77,11 +78,13 @@ struct ChatBenchmark {
         let before = pid.flatMap(Self.residentKiB)
         let tally = Tally()
         return try await withThrowingTaskGroup(of: Void.self, returning: [String].self) { group in
+            let connecting = ContinuousClock.now
             for connection in connections {
                 group.addTask { try await self.serve(connection, tally: tally) }
             }
-            // Let every socket connect, then measure idle memory.
-            try await waitForConnections(connections.count, tally: tally)
+            // Let every socket connect and the server finish taking them, then measure idle memory.
+            try await waitUntilServed(connections, tally: tally)
+            let ready = ContinuousClock.now - connecting
             try await Task.sleep(for: .seconds(2))
             let idle = pid.flatMap(Self.residentKiB)
             tally.state.withLock { state in
@@ -94,7 +97,7 @@ struct ChatBenchmark {
             for connection in connections { connection.outgoing.finish() }
             group.cancelAll()
             let socketsOnFirstNode = connections.filter { $0.socketURL == connections.first?.socketURL }.count
-            return lines(tally: tally, socketsOnFirstNode: socketsOnFirstNode, before: before, idle: idle, end: end)
+            return lines(tally: tally, ready: ready, socketsOnFirstNode: socketsOnFirstNode, before: before, idle: idle, end: end)
         }
     }
 
@@ -190,14 +193,21 @@ struct ChatBenchmark {
 
     private static let connected = Atomic<Int>(0)
 
-    private func waitForConnections(_ count: Int, tally: Tally) async throws {
+    /// Waits until every socket is connected and has answered a ping. A server answers a connection's frames only
+    /// once it has taken the connection (presence, rooms), so sending starts after that work, not during it.
+    private func waitUntilServed(_ connections: [Connection], tally: Tally) async throws {
         let deadline = ContinuousClock.now + .seconds(120)
-        while Self.connected.load(ordering: .relaxed) < count {
-            guard ContinuousClock.now < deadline else {
-                throw BenchError.setup("only \(Self.connected.load(ordering: .relaxed)) of \(count) sockets connected")
+        func wait(until done: () -> Bool, _ failure: @autoclosure () -> String) async throws {
+            while !done() {
+                guard ContinuousClock.now < deadline else { throw BenchError.setup(failure()) }
+                try await Task.sleep(for: .milliseconds(100))
             }
-            try await Task.sleep(for: .milliseconds(100))
         }
+        try await wait(until: { Self.connected.load(ordering: .relaxed) >= connections.count },
+                       "only \(Self.connected.load(ordering: .relaxed)) of \(connections.count) sockets connected")
+        for connection in connections { connection.outgoing.yield(#"{"type":"ping"}"#) }
+        try await wait(until: { tally.state.withLock { $0.pongs } >= connections.count },
+                       "only \(tally.state.withLock { $0.pongs }) of \(connections.count) sockets answered a ping")
     }
 
     /// The fields of a server frame that the benchmark checks.
@@ -219,6 +229,8 @@ struct ChatBenchmark {
             switch frame.type {
             case "ack":
                 state.acked += 1
+            case "pong":
+                state.pongs += 1
             case "message":
                 guard let message = frame.message else { return }
                 let seq = message.seq
@@ -273,7 +285,7 @@ struct ChatBenchmark {
 
     // MARK: Report
 
-    private func lines(tally: Tally, socketsOnFirstNode: Int, before: Int?, idle: Int?, end: Int?) -> [String] {
+    private func lines(tally: Tally, ready: Duration, socketsOnFirstNode: Int, before: Int?, idle: Int?, end: Int?) -> [String] {
         tally.state.withLock { state in
             let sorted = state.latencies.sorted()
             func percentile(_ fraction: Double) -> String { Self.percentile(fraction, of: sorted) }
@@ -281,6 +293,7 @@ struct ChatBenchmark {
             let lost = max(0, state.expectedDeliveries - state.delivered)
             var lines = [
                 "chat benchmark: \(options.connections) connections over \(options.rooms) rooms, \(options.rate) messages/s for \(options.seconds) s",
+                "sockets connected and answering pings \(String(format: "%.1f", Double(ready.components.seconds) + Double(ready.components.attoseconds) / 1e18)) s after the first connect",
                 "sent \(state.sent), acknowledged \(state.acked), delivered \(state.delivered) (expected \(state.expectedDeliveries)),"
                     + " lost \(lost), duplicated \(state.duplicated), out of order \(state.outOfOrder), error frames \(state.errors)",
                 "send-to-delivery latency: p50 \(percentile(0.5)) ms, p99 \(percentile(0.99)) ms, max \(percentile(1.0)) ms",

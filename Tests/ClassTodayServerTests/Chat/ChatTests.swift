@@ -1,3 +1,4 @@
+import ClassTodayCore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -104,6 +105,35 @@ struct ChatTests {
             buyer.send(["type": "send", "roomId": scene.roomId, "clientId": "early-1", "text": "첫 수업"])
             #expect(try await buyer.next(type: "ack")["roomId"] as? String == scene.roomId)
             for socket in [buyer, seller, outsider] { await socket.close() }
+        }
+    }
+
+    @Test("a room's first live message on a connection comes after the messages stored before it, when events arrive out of order")
+    func firstLiveMessageOutOfOrder() async throws {
+        let configuration = try TestServer.configuration()
+        defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
+        let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        let environment = try await ServerEnvironment.open(configuration, logger: logger)
+        try await buildApplication(environment, logger: logger).test(.live) { client in
+            let seller = try await client.signup(nickname: "선생님")
+            let buyer = try await client.signup(nickname: "학생")
+            let classId = try #require(try await client.createClass(token: seller.token)["id"] as? String)
+            let opened = try await client.send(.post, "/v1/chat/rooms", json: ["classId": classId], token: buyer.token)
+            let roomId = try #require(try opened.jsonObject()["id"] as? String)
+            let socket = try await TestSocket.connect(port: try #require(client.port), token: seller.token)
+            socket.send(["type": "ping"])
+            _ = try await socket.next(type: "pong") // the connection is taken: it knows the room, at seq 0
+            // Two messages stored, and only the second one's event arrives (as when another node's event overtakes).
+            let outgoing = (1...2).map { OutgoingMessage(roomId: roomId, senderId: buyer.id, clientId: "c\($0)", kind: .text, text: "질문 \($0)", imageId: nil) }
+            let results = try await environment.chats.append(outgoing, at: Date())
+            guard case .success(.stored(let second)) = results.last else {
+                Issue.record("expected the second message stored")
+                return
+            }
+            await environment.chatBus.publish(.message(second, recipients: [seller.id, buyer.id]))
+            let frames = [try await socket.next(type: "message"), try await socket.next(type: "message")]
+            #expect(frames.map { ($0["message"] as? [String: Any])?["seq"] as? Int } == [1, 2])
+            await socket.close()
         }
     }
 

@@ -225,17 +225,22 @@ final class ChatSession: Sendable {
 
     private func deliverLive(_ message: ChatMessage, delivered: inout [String: Delivered], _ outbound: WebSocketOutboundWriter) async throws {
         guard var range = delivered[message.roomId] else {
-            delivered[message.roomId] = Delivered(lower: message.seq, upper: message.seq)
+            // The room's first live message here. Events can arrive out of order across nodes: messages stored
+            // after the room was read (at connect or first use) and before this one go first, from the database.
+            let known = rooms.withLock { $0[message.roomId]?.lastSeq }
+            if let known, message.seq > known + 1 {
+                try await writeStored(roomId: message.roomId, after: known, before: message.seq, outbound)
+                delivered[message.roomId] = Delivered(lower: known + 1, upper: message.seq)
+            } else {
+                delivered[message.roomId] = Delivered(lower: message.seq, upper: message.seq)
+            }
             try await outbound.write(.text(ServerFrame.message(message)))
             return
         }
         if (range.lower...range.upper).contains(message.seq) { return }
         if message.seq > range.upper + 1 {
-            // A gap (events can arrive out of order across nodes): fill it from the database, in order.
-            let missing = try await hub.repository.messages(roomId: message.roomId, afterSeq: range.upper, limit: message.seq - range.upper - 1)
-            for earlier in missing where earlier.seq < message.seq {
-                try await outbound.write(.text(ServerFrame.message(earlier)))
-            }
+            // A gap: fill it from the database, in order.
+            try await writeStored(roomId: message.roomId, after: range.upper, before: message.seq, outbound)
         }
         if message.seq >= range.lower {
             range.upper = max(range.upper, message.seq)
@@ -244,6 +249,14 @@ final class ChatSession: Sendable {
         }
         delivered[message.roomId] = range
         try await outbound.write(.text(ServerFrame.message(message)))
+    }
+
+    /// Writes the stored messages of a room with seqs strictly between `after` and `before`, in order.
+    private func writeStored(roomId: String, after: Int, before: Int, _ outbound: WebSocketOutboundWriter) async throws {
+        let missing = try await hub.repository.messages(roomId: roomId, afterSeq: after, limit: before - after - 1)
+        for earlier in missing where earlier.seq < before {
+            try await outbound.write(.text(ServerFrame.message(earlier)))
+        }
     }
 
     private func replay(_ room: ChatRoom, afterSeq: Int, delivered: inout [String: Delivered], _ outbound: WebSocketOutboundWriter) async throws {
