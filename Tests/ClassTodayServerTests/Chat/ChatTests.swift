@@ -30,10 +30,7 @@ struct ChatTests {
             let seller = try await client.signup(nickname: "선생님")
             let buyer = try await client.signup(nickname: "학생")
             let outsider = try await client.signup(nickname: "구경꾼")
-            let classId = try #require(try await client.createClass(token: seller.token)["id"] as? String)
-            let room = try await client.send(.post, "/v1/chat/rooms", json: ["classId": classId], token: buyer.token)
-            #expect(room.status == .created)
-            let roomId = try #require(try room.jsonObject()["id"] as? String)
+            let (classId, roomId) = try await client.openRoom(seller: seller.token, buyer: buyer.token)
             try await body(Scene(client: client, port: try #require(client.port), seller: seller, buyer: buyer, outsider: outsider,
                                  roomId: roomId, classId: classId))
         }
@@ -92,9 +89,7 @@ struct ChatTests {
             let buyer = try await TestSocket.connect(port: scene.port, token: scene.buyer.token)
             let seller = try await TestSocket.connect(port: scene.port, token: scene.seller.token)
             let outsider = try await TestSocket.connect(port: scene.port, token: scene.outsider.token)
-            let classId = try #require(try await scene.client.createClass(token: scene.seller.token)["id"] as? String)
-            let opened = try await scene.client.send(.post, "/v1/chat/rooms", json: ["classId": classId], token: scene.buyer.token)
-            let roomId = try #require(try opened.jsonObject()["id"] as? String)
+            let (_, roomId) = try await scene.client.openRoom(seller: scene.seller.token, buyer: scene.buyer.token)
             buyer.send(["type": "send", "roomId": roomId, "clientId": "late-1", "text": "새 수업도 문의드려요"])
             #expect(try await buyer.next(type: "ack")["seq"] as? Int == 1)
             let delivered = try await seller.next(type: "message")
@@ -117,9 +112,7 @@ struct ChatTests {
         try await buildApplication(environment, logger: logger).test(.live) { client in
             let seller = try await client.signup(nickname: "선생님")
             let buyer = try await client.signup(nickname: "학생")
-            let classId = try #require(try await client.createClass(token: seller.token)["id"] as? String)
-            let opened = try await client.send(.post, "/v1/chat/rooms", json: ["classId": classId], token: buyer.token)
-            let roomId = try #require(try opened.jsonObject()["id"] as? String)
+            let (_, roomId) = try await client.openRoom(seller: seller.token, buyer: buyer.token)
             let socket = try await TestSocket.connect(port: try #require(client.port), token: seller.token)
             socket.send(["type": "ping"])
             _ = try await socket.next(type: "pong") // the connection is taken: it knows the room, at seq 0

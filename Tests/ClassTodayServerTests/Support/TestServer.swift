@@ -121,6 +121,14 @@ extension TestClientProtocol {
         return try response.jsonObject()
     }
 
+    /// Creates a sell class as `sellerToken`'s user and opens its chat room as `buyerToken`'s user.
+    func openRoom(seller sellerToken: String, buyer buyerToken: String) async throws -> (classId: String, roomId: String) {
+        let classId = try #require(try await createClass(token: sellerToken)["id"] as? String)
+        let room = try await send(.post, "/v1/chat/rooms", json: ["classId": classId], token: buyerToken)
+        #expect(room.status == .created)
+        return (classId, try #require(try room.jsonObject()["id"] as? String))
+    }
+
     /// Uploads raw image bytes as `token`'s user.
     func upload(_ bytes: [UInt8], contentType: String = "image/jpeg", token: String) async throws -> TestResponse {
         try await execute(uri: "/v1/images", method: .post,
