@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import ClassTodayServer
 import Foundation
 import HTTPTypes
 import HummingbirdWSClient
@@ -54,9 +55,9 @@ struct ChatBenchmark {
             var outOfOrder = 0
             var errors = 0
             var pongs = 0
-            var latencies: [Double] = []
+            var latencies = LatencySample()
             /// Latencies by the window of the run in which the message was sent.
-            var windows: [Int: [Double]] = [:]
+            var windows: [Int: LatencySample] = [:]
             var started = ContinuousClock.now
             /// Per (connection, room): seqs seen, to tell duplicates from reordering.
             var seen: [Int: Set<Int>] = [:]
@@ -244,10 +245,9 @@ struct ChatBenchmark {
                 state.lastSeq[key] = max(seq, state.lastSeq[key, default: 0])
                 if message.senderId != connection.userId, let clientId = message.clientId, let sentAt = state.sentAt[clientId] {
                     state.delivered += 1
-                    let (seconds, attoseconds) = (now - sentAt).components
-                    state.latencies.append(Double(seconds) * 1000 + Double(attoseconds) / 1e15)
-                    state.windows[Int((sentAt - state.started).components.seconds) / Self.window, default: []]
-                        .append(state.latencies[state.latencies.count - 1])
+                    let latency = now - sentAt
+                    state.latencies.record(latency)
+                    state.windows[Int((sentAt - state.started).components.seconds) / Self.window, default: LatencySample()].record(latency)
                 }
             case "error":
                 state.errors += 1
@@ -287,13 +287,12 @@ struct ChatBenchmark {
 
     private func lines(tally: Tally, ready: Duration, socketsOnFirstNode: Int, before: Int?, idle: Int?, end: Int?) -> [String] {
         tally.state.withLock { state in
-            let sorted = state.latencies.sorted()
-            func percentile(_ fraction: Double) -> String { Self.percentile(fraction, of: sorted) }
-            let windows = state.windows.keys.sorted().map { Self.percentile(0.99, of: state.windows[$0]!.sorted()) }
+            func percentile(_ fraction: Double) -> String { LatencySample.format(state.latencies.percentile(fraction), decimals: 1) }
+            let windows = state.windows.sorted { $0.key < $1.key }.map { LatencySample.format($0.value.percentile(0.99), decimals: 1) }
             let lost = max(0, state.expectedDeliveries - state.delivered)
             var lines = [
                 "chat benchmark: \(options.connections) connections over \(options.rooms) rooms, \(options.rate) messages/s for \(options.seconds) s",
-                "sockets connected and answering pings \(String(format: "%.1f", Double(ready.components.seconds) + Double(ready.components.attoseconds) / 1e18)) s after the first connect",
+                "sockets connected and answering pings \(String(format: "%.1f", ready.seconds)) s after the first connect",
                 "sent \(state.sent), acknowledged \(state.acked), delivered \(state.delivered) (expected \(state.expectedDeliveries)),"
                     + " lost \(lost), duplicated \(state.duplicated), out of order \(state.outOfOrder), error frames \(state.errors)",
                 "send-to-delivery latency: p50 \(percentile(0.5)) ms, p99 \(percentile(0.99)) ms, max \(percentile(1.0)) ms",
@@ -312,12 +311,6 @@ struct ChatBenchmark {
 
     /// The seconds of sending that each latency window covers.
     static let window = 10
-
-    /// The value below which `fraction` of `sorted` lies, in milliseconds with one decimal; `-` for no values.
-    static func percentile(_ fraction: Double, of sorted: [Double]) -> String {
-        guard !sorted.isEmpty else { return "-" }
-        return String(format: "%.1f", sorted[min(sorted.count - 1, max(0, Int((fraction * Double(sorted.count)).rounded(.up)) - 1))])
-    }
 
     /// VmRSS of a process, in KiB.
     static func residentKiB(_ pid: Int32) -> Int? {

@@ -80,7 +80,7 @@ extension SearchBenchmark {
                 "",
                 "kind                      SQLite p50  SQLite p99     PG p50     PG p99  PG full-scan p50  PG scan/PG  PG/SQLite  pages differing",
             ]
-            let format = LatencySample.format
+            let format = { LatencySample.format($0) }
             for row in rows {
                 let (sqlite, postgres) = (row.sqlite, row.postgres.search)
                 lines.append(

@@ -86,7 +86,7 @@ final class RateLimiter: Sendable {
 
 extension Duration {
     /// The duration in seconds as a floating-point number.
-    var seconds: Double {
+    public var seconds: Double {
         let (seconds, attoseconds) = components
         return Double(seconds) + Double(attoseconds) / 1e18
     }
