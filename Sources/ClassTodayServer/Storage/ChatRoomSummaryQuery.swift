@@ -1,6 +1,12 @@
 /// The SELECT of chat room summaries, the same SQL on SQLite and PostgreSQL: rooms with their class, both
 /// members' summaries and the last message, in the columns the repositories' `summary(row:)` decoders read.
 enum ChatRoomSummaryQuery {
+    /// The `chat_rooms` rows of every room the user bound at `user` (a placeholder, such as `:user` or `$1`) is a
+    /// member of: one index lookup per role.
+    static func memberRooms(user: String) -> String {
+        "SELECT * FROM chat_rooms WHERE seller_id = \(user) UNION ALL SELECT * FROM chat_rooms WHERE buyer_id = \(user)"
+    }
+
     /// The summaries of the rooms that the subquery `rooms` selects (its rows are `chat_rooms` rows, aliased `r`).
     static func select(rooms: String) -> String {
         """

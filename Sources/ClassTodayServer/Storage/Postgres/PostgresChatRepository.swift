@@ -71,8 +71,7 @@ public struct PostgresChatRepository: ChatRepository {
         let user = binds.bind(userId)
         let condition = binds.newestFirst(after: page.after, key: "r.last_activity_at", id: "r.id").map { "WHERE " + $0 } ?? ""
         let limit = binds.bind(page.limit + 1)
-        let sql = ChatRoomSummaryQuery.select(
-            rooms: "SELECT * FROM chat_rooms WHERE seller_id = \(user) UNION ALL SELECT * FROM chat_rooms WHERE buyer_id = \(user)")
+        let sql = ChatRoomSummaryQuery.select(rooms: ChatRoomSummaryQuery.memberRooms(user: user))
             + " \(condition) ORDER BY r.last_activity_at DESC, r.id DESC LIMIT \(limit)"
         let rows = try await PostgresRows.all(client.query(binds.query(sql), logger: logger))
         let summaries = try rows.prefix(page.limit).map(Self.summary(row:))
@@ -83,9 +82,10 @@ public struct PostgresChatRepository: ChatRepository {
     }
 
     public func memberRooms(of userId: String) async throws -> [ChatRoom] {
-        try await PostgresRows.all(client.query("""
-            SELECT * FROM chat_rooms WHERE seller_id = \(userId) UNION ALL SELECT * FROM chat_rooms WHERE buyer_id = \(userId)
-            """, logger: logger)).map(PostgresRows.room)
+        var binds = PostgresRows.Binds()
+        let user = binds.bind(userId)
+        return try await PostgresRows.all(client.query(binds.query(ChatRoomSummaryQuery.memberRooms(user: user)), logger: logger))
+            .map(PostgresRows.room)
     }
 
     public func history(roomId: String, beforeSeq: Int?, page: PageRequest) async throws -> Page<ChatMessage> {

@@ -55,8 +55,7 @@ public struct SQLiteChatRepository: ChatRepository {
                 arguments["activity"] = activity
                 arguments["id"] = id
             }
-            let rows = try Row.fetchAll(db, sql: ChatRoomSummaryQuery.select(
-                rooms: "SELECT * FROM chat_rooms WHERE seller_id = :user UNION ALL SELECT * FROM chat_rooms WHERE buyer_id = :user")
+            let rows = try Row.fetchAll(db, sql: ChatRoomSummaryQuery.select(rooms: ChatRoomSummaryQuery.memberRooms(user: ":user"))
                 + " \(condition) ORDER BY r.last_activity_at DESC, r.id DESC LIMIT :limit", arguments: StatementArguments(arguments))
             let summaries = rows.prefix(page.limit).map(Self.summary(row:))
             let next = rows.count > page.limit ? summaries.last.map {
@@ -68,8 +67,7 @@ public struct SQLiteChatRepository: ChatRepository {
 
     public func memberRooms(of userId: String) async throws -> [ChatRoom] {
         try await writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM chat_rooms WHERE seller_id = ? UNION ALL SELECT * FROM chat_rooms WHERE buyer_id = ?",
-                             arguments: [userId, userId]).map(Self.room(row:))
+            try Row.fetchAll(db, sql: ChatRoomSummaryQuery.memberRooms(user: ":user"), arguments: ["user": userId]).map(Self.room(row:))
         }
     }
 
