@@ -31,8 +31,17 @@ struct MigrationsTests {
         #expect(journal == "wal")
         let foreignKeys = try await store.writer.read { db in try Int.fetchOne(db, sql: "PRAGMA foreign_keys") }
         #expect(foreignKeys == 1)
-        let synchronous = try await store.writer.read { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
-        #expect(synchronous == 2) // FULL
+    }
+
+    @Test("the writer, the connection that commits, waits for the disk on each commit only when durable commits are on",
+          arguments: [(true, 2), (false, 1)])
+    func writerSynchronous(durableCommits: Bool, level: Int) async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try SQLiteStore.open(path: folder.appendingPathComponent("db.sqlite").path, durableCommits: durableCommits)
+        // Read through the writer: readers never commit, and GRDB's WAL set-up changes the writer's setting only.
+        let synchronous = try await store.writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
+        #expect(synchronous == level) // 2 = FULL, 1 = NORMAL
     }
 
     @Test("a migration changed after it was applied is refused, and nothing else is applied")

@@ -18,12 +18,17 @@ public struct SQLiteStore: Sendable {
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(busyTimeout)
         configuration.maximumReaderCount = 8
-        let synchronous = durableCommits ? "FULL" : "NORMAL"
         configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
             SQLiteFunctions.register(in: db)
         }
-        return SQLiteStore(writer: try DatabasePool(path: path, configuration: configuration))
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        // Only the writer commits, so its setting is the one that counts. It is set here, after the pool is open:
+        // opening a pool puts the writer in WAL mode, which sets `synchronous = NORMAL` after `prepareDatabase` ran.
+        let synchronous = durableCommits ? "FULL" : "NORMAL"
+        try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+        }
+        return SQLiteStore(writer: pool)
     }
 
     /// Applies pending migrations, one transaction per file, and returns the ones applied.
