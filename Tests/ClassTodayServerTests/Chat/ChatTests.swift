@@ -130,6 +130,45 @@ struct ChatTests {
         }
     }
 
+    @Test("a bus event that arrives after the connection read its room does not overtake a sync: seqs in order, each once")
+    func lateEventAndSync() async throws {
+        let configuration = try TestServer.configuration()
+        defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
+        let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        let environment = try await ServerEnvironment.open(configuration, logger: logger)
+        try await buildApplication(environment, logger: logger).test(.live) { client in
+            let seller = try await client.signup(nickname: "선생님")
+            let buyer = try await client.signup(nickname: "학생")
+            let (_, roomId) = try await client.openRoom(seller: seller.token, buyer: buyer.token)
+            // Four messages stored and acknowledged; their events are held back (none is published yet).
+            let outgoing = (1...4).map { OutgoingMessage(roomId: roomId, senderId: seller.id, clientId: "c\($0)", kind: .text, text: "안내 \($0)", imageId: nil) }
+            let results = try await environment.chats.append(outgoing, at: Date())
+            guard case .success(.stored(let last)) = results.last else {
+                Issue.record("expected the fourth message stored")
+                return
+            }
+            let socket = try await TestSocket.connect(port: try #require(client.port), token: buyer.token) // reads the room at seq 4
+            // The held-back event of seq 4 arrives now, as when the bus is slower than the connection (another node).
+            await environment.chatBus.publish(.message(last, recipients: [seller.id, buyer.id]))
+            // The bus delivers in order: once this typing frame is here, the late event has been through the connection.
+            await environment.chatBus.publish(.typing(roomId: roomId, userId: seller.id, recipients: [buyer.id]))
+            _ = try await socket.next(type: "typing")
+            socket.send(["type": "sync", "roomId": roomId, "afterSeq": 1])
+            socket.send(["type": "ping"])
+            var seqs: [Int] = []
+            while true {
+                let frame = try await socket.next()
+                if frame["type"] as? String == "pong" { break }
+                if frame["type"] as? String == "message", let seq = (frame["message"] as? [String: Any])?["seq"] as? Int { seqs.append(seq) }
+            }
+            #expect(seqs == [2, 3, 4])
+            // Live delivery goes on after the synced seqs.
+            socket.send(["type": "send", "roomId": roomId, "clientId": "b1", "text": "네"])
+            #expect(try await socket.next(type: "message")["message"].flatMap { ($0 as? [String: Any])?["seq"] as? Int } == 5)
+            await socket.close()
+        }
+    }
+
     @Test("the same clientId sent twice is stored once; the retry is acked with the original")
     func duplicateClientId() async throws {
         try await Self.withScene { scene in

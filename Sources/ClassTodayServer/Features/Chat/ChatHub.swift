@@ -77,14 +77,21 @@ public final class ChatHub: Service, Sendable {
 
     // MARK: Connections
 
-    /// Adds a connection; the user's counterparts hear that they came online with their first connection, and
-    /// the connection hears which counterparts are online and learns the user's most recently active rooms.
-    func register(_ session: ChatSession) async {
+    /// Adds a connection and returns the user's rooms as they stand now, read after the connection started to
+    /// receive events; the user's counterparts hear that they came online with their first connection, and the
+    /// connection hears which counterparts are online and learns the user's most recently active rooms.
+    func register(_ session: ChatSession) async throws -> [ChatRoom] {
         sessions.withLock { sessions in
             sessions[session.userId, default: [:]][session.id] = session
         }
         let first = await bus.connectionOpened(userId: session.userId)
-        let rooms = (try? await chats.memberRooms(of: session.userId)) ?? []
+        let rooms: [ChatRoom]
+        do {
+            rooms = try await chats.memberRooms(of: session.userId)
+        } catch {
+            await unregister(session)
+            throw error
+        }
         session.remember(rooms.sorted { $0.lastActivityAt > $1.lastActivityAt }.prefix(ChatSession.rememberedRooms))
         let counterparts = Self.counterparts(of: session.userId, in: rooms)
         let online = await bus.online(among: counterparts)
@@ -94,6 +101,7 @@ public final class ChatHub: Service, Sendable {
         if first, !counterparts.isEmpty {
             await bus.publish(.presence(userId: session.userId, online: true, recipients: counterparts))
         }
+        return rooms
     }
 
     /// Removes a connection; with the user's last one, counterparts hear that they went offline.

@@ -9,10 +9,11 @@ import WSCore
 ///
 /// Two tasks serve it: the reader takes client frames (sends, reads, typing, pings) and the writer drains the
 /// connection's bounded outbox, the only place that writes to the socket. Live messages and `sync` replays both
-/// go through the writer, which remembers, per room, the contiguous range of seqs it has delivered: a message
-/// is never sent twice, a gap in live messages is filled from the database first, and a replay skips what live
-/// delivery already sent. When the outbox is full the client is too slow: the connection is closed (the client
-/// reconnects and syncs) rather than letting server memory grow.
+/// go through the writer, which keeps a ``RoomPosition`` per room: live delivery starts after the room's last seq
+/// as read when the connection was taken (earlier messages come only through `sync`, however late their events
+/// arrive), a message is never sent twice, a gap in live messages is filled from the database first, and a
+/// replay skips what live delivery already sent. When the outbox is full the client is too slow: the connection
+/// is closed (the client reconnects and syncs) rather than letting server memory grow.
 final class ChatSession: Sendable {
     /// What the writer has to do next.
     enum Outbound: Sendable {
@@ -62,13 +63,21 @@ final class ChatSession: Sendable {
 
     /// Serves the connection until either side closes it.
     func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
-        await hub.register(self)
+        let rooms: [ChatRoom]
+        do {
+            rooms = try await hub.register(self)
+        } catch {
+            logger.error("taking a chat connection failed", metadata: ["error": "\(String(reflecting: error))"])
+            try? await outbound.close(.unexpectedServerError, reason: "try again")
+            return
+        }
+        let positions = Dictionary(rooms.map { ($0.id, RoomPosition(after: $0.lastSeq)) }, uniquingKeysWith: { first, _ in first })
         do {
             // The reader is a child task; the writer runs in this task, so a connection costs two tasks, not three.
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await self.read(inbound) }
                 defer { group.cancelAll() }
-                try await self.write(to: outbound)
+                try await self.write(to: outbound, positions: positions)
             }
         } catch {
             await hub.unregister(self)
@@ -191,18 +200,34 @@ final class ChatSession: Sendable {
 
     // MARK: Writing
 
-    /// The contiguous seqs of one room already sent on this connection.
-    private struct Delivered {
+    /// Where live delivery of one room stands on this connection: the seqs `lower...upper` were sent (none when
+    /// `lower > upper`), and no live message at or below `upper` is sent. It starts empty just after the room's
+    /// last seq when the connection was taken (0 for a room opened later): messages stored before that reach the
+    /// client only when it asks with `sync`, so an event that arrives late cannot overtake them.
+    struct RoomPosition: Equatable {
+        /// The lowest seq sent.
         var lower: Int
+        /// The highest seq sent, or accounted for before the connection was taken.
         var upper: Int
+
+        /// A position with nothing sent, after `seq`.
+        init(after seq: Int) {
+            lower = seq + 1
+            upper = seq
+        }
+
+        /// Whether `seq` was sent on this connection.
+        func sent(_ seq: Int) -> Bool {
+            lower <= seq && seq <= upper
+        }
     }
 
-    private func write(to outbound: WebSocketOutboundWriter) async throws {
-        var delivered: [String: Delivered] = [:]
+    private func write(to outbound: WebSocketOutboundWriter, positions: [String: RoomPosition]) async throws {
+        var positions = positions
         for await item in outbox {
             switch item {
             case .chat(.message(let message, _)):
-                try await deliverLive(message, delivered: &delivered, outbound)
+                try await deliverLive(message, position: &positions[message.roomId, default: RoomPosition(after: 0)], outbound)
             case .chat(.read(let roomId, let userId, let seq, _)):
                 try await outbound.write(.text(ServerFrame.read(roomId: roomId, userId: userId, seq: seq)))
             case .chat(.typing(let roomId, let userId, _)):
@@ -214,7 +239,7 @@ final class ChatSession: Sendable {
             case .ack(let message):
                 try await outbound.write(.text(ServerFrame.ack(message)))
             case .sync(let room, let afterSeq):
-                try await replay(room, afterSeq: afterSeq, delivered: &delivered, outbound)
+                try await replay(room.id, afterSeq: afterSeq, position: &positions[room.id, default: RoomPosition(after: 0)], outbound)
             case .pong:
                 try await outbound.write(.text(ServerFrame.pong))
             case .error(let code, let message, let clientId):
@@ -223,59 +248,40 @@ final class ChatSession: Sendable {
         }
     }
 
-    private func deliverLive(_ message: ChatMessage, delivered: inout [String: Delivered], _ outbound: WebSocketOutboundWriter) async throws {
-        guard var range = delivered[message.roomId] else {
-            // The room's first live message here. Events can arrive out of order across nodes: messages stored
-            // after the room was read (at connect or first use) and before this one go first, from the database.
-            let known = rooms.withLock { $0[message.roomId]?.lastSeq }
-            if let known, message.seq > known + 1 {
-                try await writeStored(roomId: message.roomId, after: known, before: message.seq, outbound)
-                delivered[message.roomId] = Delivered(lower: known + 1, upper: message.seq)
-            } else {
-                delivered[message.roomId] = Delivered(lower: message.seq, upper: message.seq)
+    /// Sends a live message after any stored ones it skipped, unless it is at or below the room's position.
+    private func deliverLive(_ message: ChatMessage, position: inout RoomPosition, _ outbound: WebSocketOutboundWriter) async throws {
+        guard message.seq > position.upper else { return }
+        if message.seq > position.upper + 1 {
+            // A gap (events can overtake each other across nodes): fill it from the database, in order.
+            let missing = try await hub.repository.messages(roomId: message.roomId, afterSeq: position.upper,
+                                                           limit: message.seq - position.upper - 1)
+            for earlier in missing where earlier.seq < message.seq {
+                try await outbound.write(.text(ServerFrame.message(earlier)))
             }
-            try await outbound.write(.text(ServerFrame.message(message)))
-            return
         }
-        if (range.lower...range.upper).contains(message.seq) { return }
-        if message.seq > range.upper + 1 {
-            // A gap: fill it from the database, in order.
-            try await writeStored(roomId: message.roomId, after: range.upper, before: message.seq, outbound)
-        }
-        if message.seq >= range.lower {
-            range.upper = max(range.upper, message.seq)
-        } else if message.seq == range.lower - 1 {
-            range.lower = message.seq
-        }
-        delivered[message.roomId] = range
         try await outbound.write(.text(ServerFrame.message(message)))
+        position.upper = message.seq
     }
 
-    /// Writes the stored messages of a room with seqs strictly between `after` and `before`, in order.
-    private func writeStored(roomId: String, after: Int, before: Int, _ outbound: WebSocketOutboundWriter) async throws {
-        let missing = try await hub.repository.messages(roomId: roomId, afterSeq: after, limit: before - after - 1)
-        for earlier in missing where earlier.seq < before {
-            try await outbound.write(.text(ServerFrame.message(earlier)))
-        }
-    }
-
-    private func replay(_ room: ChatRoom, afterSeq: Int, delivered: inout [String: Delivered], _ outbound: WebSocketOutboundWriter) async throws {
+    /// Sends every stored message of a room after `afterSeq`, in order, but those live delivery already sent.
+    private func replay(_ roomId: String, afterSeq: Int, position: inout RoomPosition, _ outbound: WebSocketOutboundWriter) async throws {
         var cursor = afterSeq
-        var range = delivered[room.id]
         while true {
-            let batch = try await hub.repository.messages(roomId: room.id, afterSeq: cursor, limit: 500)
-            for message in batch {
-                if let known = range, (known.lower...known.upper).contains(message.seq) { continue }
+            let batch = try await hub.repository.messages(roomId: roomId, afterSeq: cursor, limit: Self.replayBatch)
+            for message in batch where !position.sent(message.seq) {
                 try await outbound.write(.text(ServerFrame.message(message)))
             }
             guard let last = batch.last else { break }
             cursor = last.seq
-            if batch.count < 500 { break }
+            if batch.count < Self.replayBatch { break }
         }
-        let upper = max(cursor, range?.upper ?? cursor)
-        if upper > afterSeq || range != nil {
-            range = Delivered(lower: min(afterSeq + 1, range?.lower ?? afterSeq + 1), upper: upper)
+        // Everything stored after `afterSeq` has now been sent, up to the last stored seq.
+        if cursor > afterSeq {
+            position.lower = min(position.lower, afterSeq + 1)
+            position.upper = max(position.upper, cursor)
         }
-        delivered[room.id] = range
     }
+
+    /// How many messages one replay read fetches.
+    private static let replayBatch = 500
 }
