@@ -8,8 +8,9 @@ public protocol ClassRepository: Sendable {
     func create(_ listing: ClassListing) async throws -> ClassView
     /// The listing as `viewerId` sees it; nil when it does not exist or was deleted.
     func view(id: String, viewerId: String?) async throws -> ClassView?
-    /// Reads, changes and stores a listing in one transaction. Throws ``DomainError/notFound(_:)`` when missing
-    /// and ``DomainError/forbidden(_:)`` when `userId` is not its writer.
+    /// Reads, changes and stores a listing in one transaction; a listing that becomes open again is queued for
+    /// alert fan-out in the same transaction. Throws ``DomainError/notFound(_:)`` when missing and
+    /// ``DomainError/forbidden(_:)`` when `userId` is not its writer.
     func update(id: String, by userId: String, _ change: @Sendable (inout ClassListing) throws -> Void) async throws -> ClassView
     /// Deletes a listing for `userId` (its writer): it leaves searches and favourites and releases its images,
     /// while what chat rooms and matches need stays readable.

@@ -1,8 +1,8 @@
 extension ImageInspector {
     /// PNG header parsing: signature followed by a CRC-checked IHDR chunk.
-    enum PNG {
+    public enum PNG {
         /// The eight-byte PNG file signature.
-        static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        public static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         /// The chunk type `IHDR`.
         static let ihdr: [UInt8] = Array("IHDR".utf8)
 
@@ -34,7 +34,7 @@ extension ImageInspector {
 
         /// The CRC-32 (ISO 3309, polynomial `0xEDB88320`) used by PNG chunks,
         /// computed over the chunk type and data.
-        static func crc32(_ bytes: some Sequence<UInt8>) -> UInt32 {
+        public static func crc32(_ bytes: some Sequence<UInt8>) -> UInt32 {
             var crc: UInt32 = 0xFFFF_FFFF
             for byte in bytes {
                 crc = crcTable[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8)

@@ -48,8 +48,6 @@ public protocol AlertRepository: Sendable {
     func alerts(of userId: String, page: PageRequest) async throws -> Page<Alert>
     /// Deletes an alert of `userId`; 404 when missing, 403 when someone else's.
     func delete(id: String, by userId: String) async throws
-    /// Queues a class that became open again for alert fan-out (new classes are queued by their creation).
-    func enqueue(classId: String, at date: Date) async throws
     /// Produces the notifications of up to `limit` queued classes, oldest first: for each, one notification per
     /// alert of another user that the class satisfies (candidates found through the cell index, never a scan of
     /// every alert), stored in the transaction that takes the class off the queue.

@@ -38,7 +38,8 @@ public struct MatchStep: Sendable, Hashable {
     public let room: ChatRoom
     /// The system message the step posted.
     public let message: ChatMessage
-    /// Whether the step made the class open again (a cancel that freed a seat of a full class).
+    /// Whether the step made the class open again (a cancel that freed a seat of a full class); the step queued it
+    /// for alert fan-out in its transaction.
     public let reopenedClass: Bool
 
     /// Creates a step.

@@ -239,6 +239,45 @@ struct MatchingTests {
         }
     }
 
+    @Test("a reopened class is queued for alerts by the change itself: closed then opened again, and a cancel that frees a full class's seat")
+    func reopeningNotifiesAlerts() async throws {
+        let configuration = try TestServer.configuration()
+        defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
+        let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        let environment = try await ServerEnvironment.open(configuration, logger: logger)
+        try await buildApplication(environment, logger: logger).test(.router) { client in
+            let (watcher, _) = try await client.signup()
+            let alert = try await client.send(.post, "/v1/alerts", json: ["lat": 37.4842, "lon": 126.9297, "radius": 2000, "q": "기타"], token: watcher)
+            #expect(alert.status == .created)
+            let setup = try await Self.setUp(client, capacity: 1)
+
+            /// Waits (the fan-out service polls once a second) until the watcher holds `count` alert notifications.
+            func expectNotifications(_ count: Int, _ comment: Comment) async throws {
+                var seen = 0
+                for _ in 0..<50 {
+                    let page = try await client.send(.get, "/v1/me/notifications", token: watcher).jsonObject()
+                    seen = (page["items"] as? [[String: Any]])?.count ?? 0
+                    if seen >= count { break }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                #expect(seen == count, comment)
+            }
+            try await expectNotifications(1, "the class's creation")
+
+            // Through the repositories, not the routes: the transaction that reopens the class must queue it.
+            _ = try await environment.classes.update(id: setup.classId, by: setup.seller.id) { $0.status = .closed }
+            _ = try await environment.classes.update(id: setup.classId, by: setup.seller.id) { $0.status = .open }
+            try await expectNotifications(2, "reopened by its writer")
+
+            let matchId = try await Self.propose(client, roomId: setup.buyers[0].roomId, token: setup.buyers[0].token)
+            #expect(try await client.send(.post, "/v1/matches/\(matchId)/accept", token: setup.seller.token).status == .ok)
+            #expect(try await client.send(.get, "/v1/classes/\(setup.classId)").jsonObject()["status"] as? String == "matched")
+            let step = try await environment.matches.apply(.cancel, matchId: matchId, by: setup.buyers[0].id, at: Date())
+            #expect(step.reopenedClass)
+            try await expectNotifications(3, "reopened by a cancel")
+        }
+    }
+
     @Test("alert and match lists page newest first with cursors, each item once")
     func listPaging() async throws {
         try await TestServer.withRouter { client in

@@ -72,10 +72,9 @@ struct ClassesController {
         guard let status = ClassStatus(rawValue: raw), status != .matched else {
             throw DomainError.invalid("status", "must be open or closed")
         }
-        let wasOpen = try await classes.view(id: id, viewerId: caller.userId)?.listing.status == .open
         let view = try await classes.update(id: id, by: caller.userId) { $0.status = status }
-        if !wasOpen, view.listing.status == .open {
-            await fanOut.classReopened(view.listing.id)
+        if view.listing.status == .open {
+            fanOut.classQueued() // reopening queued the class in the update's transaction
         }
         return ClassResponse(view: view)
     }

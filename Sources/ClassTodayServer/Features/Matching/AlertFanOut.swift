@@ -34,16 +34,6 @@ public final class AlertFanOut: Service, Sendable {
         wake.yield()
     }
 
-    /// Queues a class that became open again and wakes the service. A failure is logged: the class itself is saved.
-    func classReopened(_ classId: String) async {
-        do {
-            try await alerts.enqueue(classId: classId, at: Date())
-            wake.yield()
-        } catch {
-            logger.error("queueing a reopened class for alerts failed", metadata: ["class_id": "\(classId)", "error": "\(String(reflecting: error))"])
-        }
-    }
-
     /// Drains the queue on every wake-up and poll until graceful shutdown, then once more.
     public func run() async throws {
         let ticker = Task { [wake] in

@@ -40,7 +40,7 @@ struct MatchesController {
         let step = try await matches.apply(action, matchId: try context.parameters.require("id"), by: caller.userId, at: Date())
         await announce(step)
         if step.reopenedClass {
-            await fanOut.classReopened(step.match.classId)
+            fanOut.classQueued() // the step queued the reopened class in its transaction
         }
         return MatchResponse(match: step.match)
     }

@@ -55,14 +55,8 @@ public struct PostgresAlertRepository: AlertRepository {
         }
     }
 
-    public func enqueue(classId: String, at date: Date) async throws {
-        try await client.withConnection { connection in
-            try await Self.enqueue(classId: classId, at: date, connection, logger: logger)
-        }
-    }
-
-    /// Queues a class for fan-out on `connection`, inside the caller's transaction when there is one (a class's
-    /// creation); a class already queued stays queued once.
+    /// Queues a class for fan-out inside the caller's transaction on `connection` (its creation or reopening); a
+    /// class already queued stays queued once.
     static func enqueue(classId: String, at date: Date, _ connection: PostgresConnection, logger: Logger) async throws {
         try await connection.query("""
             INSERT INTO alert_outbox (class_id, queued_at) VALUES (\(classId), \(date.millisecondsSince1970))

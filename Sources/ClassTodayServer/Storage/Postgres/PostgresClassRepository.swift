@@ -77,6 +77,9 @@ public struct PostgresClassRepository: ClassRepository {
                     WHERE id = \(id)
                     """, logger: logger)
             }
+            if listing.status == .open, before.status != .open {
+                try await PostgresAlertRepository.enqueue(classId: id, at: Date(), connection, logger: logger)
+            }
             return try await fetchView(id: id, viewerId: userId, connection)
         }
     }

@@ -64,6 +64,9 @@ public struct PostgresMatchRepository: MatchRepository {
                         updated_at = \(date.millisecondsSince1970)
                     WHERE id = \(current.classId)
                     """, logger: logger)
+                if seats.reopened {
+                    try await PostgresAlertRepository.enqueue(classId: current.classId, at: date, connection, logger: logger)
+                }
             }
             try await connection.query(
                 "UPDATE matches SET status = \(next.status.rawValue), updated_at = \(date.millisecondsSince1970) WHERE id = \(matchId)",

@@ -50,11 +50,8 @@ public struct SQLiteAlertRepository: AlertRepository {
         }
     }
 
-    public func enqueue(classId: String, at date: Date) async throws {
-        try await writer.write { db in try Self.enqueue(classId: classId, at: date, db) }
-    }
-
-    /// Queues a class for fan-out inside the caller's transaction (its creation); a class already queued stays once.
+    /// Queues a class for fan-out inside the caller's transaction (its creation or reopening); a class already
+    /// queued stays once.
     static func enqueue(classId: String, at date: Date, _ db: Database) throws {
         try db.cachedStatement(sql: "INSERT OR IGNORE INTO alert_outbox (class_id, queued_at) VALUES (?, ?)")
             .execute(arguments: [classId, date.millisecondsSince1970])

@@ -64,6 +64,9 @@ public struct SQLiteClassRepository: ClassRepository {
             if listing.name != before.name || listing.description != before.description || listing.location != before.location {
                 try Self.indexKeywords(of: listing, db)
             }
+            if listing.status == .open, before.status != .open {
+                try SQLiteAlertRepository.enqueue(classId: id, at: Date(), db)
+            }
             return try Self.fetchView(id: id, viewerId: userId, db)
         }
     }

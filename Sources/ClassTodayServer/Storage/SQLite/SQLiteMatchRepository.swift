@@ -50,6 +50,9 @@ public struct SQLiteMatchRepository: MatchRepository {
             if let seats {
                 try db.execute(sql: "UPDATE classes SET seats_taken = ?, status = ?, updated_at = ? WHERE id = ?",
                                arguments: [seats.seatsTaken, seats.status.rawValue, date.millisecondsSince1970, current.classId])
+                if seats.reopened {
+                    try SQLiteAlertRepository.enqueue(classId: current.classId, at: date, db)
+                }
             }
             try db.execute(sql: "UPDATE matches SET status = ?, updated_at = ? WHERE id = ?",
                            arguments: [next.status.rawValue, date.millisecondsSince1970, matchId])
