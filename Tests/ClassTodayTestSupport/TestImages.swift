@@ -1,5 +1,5 @@
 import Foundation
-@testable import ClassTodayCore
+import ClassTodayCore
 
 /// Builders for tiny, structurally valid image files, made in memory.
 ///
