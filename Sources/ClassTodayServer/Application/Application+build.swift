@@ -124,9 +124,9 @@ public func buildApplication(_ environment: ServerEnvironment, logger: Logger) -
     let router = buildRouter(environment, hub: hub, fanOut: fanOut, logger: logger)
     return Application(
         router: router,
-        server: .http1WebSocketUpgrade(
+        server: .hardenedHTTP1WebSocketUpgrade(
             webSocketRouter: router,
-            configuration: .init(maxFrameSize: ChatSession.maximumFrameSize, autoPing: .enabled(timePeriod: .seconds(30)))),
+            webSocket: .init(maxFrameSize: ChatSession.maximumFrameSize, autoPing: .enabled(timePeriod: .seconds(30)))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "classtoday", backlog: 4096),
         services: environment.storageServices + [
             hub,

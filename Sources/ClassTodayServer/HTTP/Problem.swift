@@ -25,12 +25,19 @@ public struct Problem: Codable, Sendable, Equatable {
         self.errors = errors
     }
 
+    /// The answer to a request that is not valid HTTP/1.1 (the parser rejected it).
+    static let malformedHTTP = Problem(status: .badRequest, detail: "the request is not valid HTTP/1.1")
+
     /// The problem+json response, with any extra headers (`Retry-After`, `Allow`).
     public func response(headers extra: HTTPFields = [:]) -> Response {
         var headers: HTTPFields = [.contentType: "application/problem+json"]
         headers.append(contentsOf: extra)
-        let data = (try? APIJSONEncoder.encode(self)) ?? Data()
-        return Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: jsonBody))
+    }
+
+    /// The problem document as JSON bytes.
+    var jsonBody: ByteBuffer {
+        ByteBuffer(bytes: (try? APIJSONEncoder.encode(self)) ?? Data())
     }
 
     private static func slug(for status: HTTPResponse.Status) -> String {

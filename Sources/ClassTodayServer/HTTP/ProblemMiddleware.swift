@@ -2,10 +2,11 @@ import ClassTodayCore
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOHTTP1
 
 /// Turns every error into an `application/problem+json` response: domain errors by their case, Hummingbird's
-/// HTTP errors by their status (never their message), a path that exists under another method into 405,
-/// and anything else into a generic 500 that is logged with the request id.
+/// HTTP errors by their status (never their message), a path that exists under another method into 405, a request
+/// body the HTTP parser rejects (a bad chunk) into 400, and anything else into a generic 500 that is logged with the request id.
 struct ProblemMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
 
@@ -30,6 +31,8 @@ struct ProblemMiddleware: RouterMiddleware {
                 return Problem(status: .contentTooLarge, detail: "the request body is larger than this route accepts").response()
             }
             return Problem(status: error.status, detail: nil).response()
+        } catch is HTTPParserError {
+            return Problem.malformedHTTP.response()
         } catch {
             context.logger.error("unhandled error", metadata: ["error": "\(String(reflecting: error))"])
             return Problem(status: .internalServerError, detail: "something went wrong; the request id identifies it in our logs").response()

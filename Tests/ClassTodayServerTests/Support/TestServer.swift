@@ -43,10 +43,26 @@ enum TestServer {
         configure customize: (inout AppConfiguration) -> Void = { _ in },
         _ body: @Sendable (any TestClientProtocol) async throws -> Value
     ) async throws -> Value {
+        try await withApplication(.router, configure: customize, body)
+    }
+
+    /// Runs `body` against the application listening on a free loopback port (`client.port`), for tests that need
+    /// real sockets.
+    static func withLiveServer<Value>(
+        configure customize: (inout AppConfiguration) -> Void = { _ in },
+        _ body: @Sendable (any TestClientProtocol) async throws -> Value
+    ) async throws -> Value {
+        try await withApplication(.live, configure: customize, body)
+    }
+
+    private static func withApplication<Value>(
+        _ setup: TestingSetup, configure customize: (inout AppConfiguration) -> Void,
+        _ body: @Sendable (any TestClientProtocol) async throws -> Value
+    ) async throws -> Value {
         let configuration = try configuration(customize)
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
         let app = try await buildApplication(configuration, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
-        return try await app.test(.router, body)
+        return try await app.test(setup, body)
     }
 }
 

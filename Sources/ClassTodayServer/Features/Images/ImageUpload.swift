@@ -2,7 +2,6 @@ import ClassTodayCore
 import Foundation
 import HTTPTypes
 import Hummingbird
-import MultipartKit
 import NIOCore
 import _NIOFileSystem
 
@@ -23,7 +22,7 @@ struct ImageUpload {
         defer { try? FileManager.default.removeItem(atPath: spool.string) }
         if mediaType == "multipart/form-data" {
             guard let boundary = Self.boundary(of: contentType) else {
-                throw DomainError.badRequest("multipart/form-data needs a boundary")
+                throw DomainError.badRequest("multipart/form-data needs a valid boundary parameter")
             }
             try await spoolFilePart(of: request.body, boundary: boundary, to: spool)
         } else if mediaType.hasPrefix("image/") || mediaType == "application/octet-stream" {
@@ -52,85 +51,68 @@ struct ImageUpload {
     }
 
     private func spoolFilePart(of body: RequestBody, boundary: String, to path: FilePath) async throws {
-        let parts = PartCollector(boundary: boundary)
+        var reader = MultipartReader(boundary: boundary, partName: "file")
         try await FileSystem.shared.withFileHandle(forWritingAt: path, options: .newFile(replaceExisting: true)) { handle in
             var writer = handle.bufferedWriter()
-            var total = 0
-            for try await chunk in body {
-                for piece in try parts.feed(chunk) {
-                    total += piece.readableBytes
-                    guard total <= limit else { throw UploadError.tooLarge }
-                    try await writer.write(contentsOf: piece)
+            var bodyBytes = 0
+            var fileBytes = 0
+            do {
+                for try await chunk in body {
+                    bodyBytes += chunk.readableBytes
+                    guard bodyBytes <= limit + Self.multipartOverheadBytes else { throw UploadError.tooLarge }
+                    for piece in try reader.feed(chunk) {
+                        fileBytes += piece.readableBytes
+                        guard fileBytes <= limit else { throw UploadError.tooLarge }
+                        try await writer.write(contentsOf: piece)
+                    }
                 }
+                try reader.finish()
+            } catch let malformed as MultipartReader.Malformed {
+                throw UploadError.malformedMultipart(malformed.reason)
             }
-            guard parts.sawFilePart else { throw DomainError.invalid("file", "is required: send the image as the 'file' part") }
-            guard total > 0 else { throw DomainError.invalid("file", "is empty") }
+            guard reader.foundPart else { throw DomainError.invalid("file", "is required: send the image as the 'file' part") }
+            guard fileBytes > 0 else { throw DomainError.invalid("file", "is empty") }
             try await writer.flush()
         }
     }
 
-    /// The `boundary` parameter of a multipart content type.
+    /// How many bytes a multipart body may carry besides the file: boundaries, part headers, small form fields.
+    static let multipartOverheadBytes = 64 * 1024
+
+    /// The `boundary` parameter of a multipart content type, when it is a valid one (RFC 2046 §5.1.1: 1 to 70
+    /// characters from a safe set, not ending in a space).
     static func boundary(of contentType: String) -> String? {
-        for parameter in contentType.split(separator: ";").dropFirst() {
-            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            if pair.count == 2, pair[0].lowercased() == "boundary" {
-                let value = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-                return value.isEmpty || value.count > 70 ? nil : value
-            }
-        }
-        return nil
+        guard let boundary = ParameterizedHeaderValue(contentType)?.parameters["boundary"],
+              (1...70).contains(boundary.utf8.count), boundary.last != " ",
+              boundary.utf8.allSatisfy(boundaryBytes.contains)
+        else { return nil }
+        return boundary
     }
 
-    /// Why an upload was refused before it was looked at.
-    enum UploadError: Error {
+    /// The characters a boundary may hold (RFC 2046's `bchars`).
+    private static let boundaryBytes = Set("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'()+_,-./:=? ".utf8)
+
+    /// Why an upload was refused before its bytes were looked at.
+    enum UploadError: Error, Equatable {
+        /// The upload (or the multipart body around it) is larger than allowed. 413.
         case tooLarge
+        /// The body is neither multipart/form-data nor an image content type. 415.
         case unsupportedMediaType
-    }
+        /// The multipart body is not well formed; the reason is safe to show. 400 naming the `file` field.
+        case malformedMultipart(String)
 
-    /// Feeds body chunks through a multipart parser and hands back the bytes of the `file` part.
-    private final class PartCollector {
-        private let parser: MultipartParser
-        private var currentName: String?
-        private var inFilePart = false
-        private var pending: [ByteBuffer] = []
-        private(set) var sawFilePart = false
-
-        init(boundary: String) {
-            parser = MultipartParser(boundary: boundary)
-            parser.onHeader = { [unowned self] field, value in
-                guard field.lowercased() == "content-disposition" else { return }
-                currentName = Self.parameter("name", in: value)
-                inFilePart = currentName == "file" && !sawFilePart
-                if inFilePart { sawFilePart = true }
+        /// The problem this error is answered with, for uploads of at most `limit` bytes.
+        func problem(limit: Int) -> Problem {
+            switch self {
+            case .tooLarge:
+                Problem(status: .contentTooLarge, detail: "images may be at most \(limit) bytes")
+            case .unsupportedMediaType:
+                Problem(status: .unsupportedMediaType,
+                        detail: "send multipart/form-data with a 'file' part, or the image bytes with an image/* content type")
+            case .malformedMultipart(let reason):
+                Problem(status: .badRequest, detail: "the multipart/form-data body is malformed",
+                        errors: [FieldError(field: "file", message: reason)])
             }
-            parser.onBody = { [unowned self] buffer in
-                if inFilePart { pending.append(buffer) }
-            }
-            parser.onPartComplete = { [unowned self] in
-                inFilePart = false
-                currentName = nil
-            }
-        }
-
-        /// Parses `chunk`; returns the file-part bytes it contained.
-        func feed(_ chunk: ByteBuffer) throws -> [ByteBuffer] {
-            do {
-                try parser.execute(chunk)
-            } catch {
-                throw DomainError.badRequest("the multipart body is malformed")
-            }
-            defer { pending.removeAll(keepingCapacity: true) }
-            return pending
-        }
-
-        private static func parameter(_ name: String, in header: String) -> String? {
-            for piece in header.split(separator: ";").dropFirst() {
-                let pair = piece.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                if pair.count == 2, pair[0].lowercased() == name {
-                    return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-                }
-            }
-            return nil
         }
     }
 }

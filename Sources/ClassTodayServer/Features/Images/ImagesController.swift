@@ -24,10 +24,8 @@ struct ImagesController {
         let bytes: Data
         do {
             bytes = try await upload.read(request)
-        } catch ImageUpload.UploadError.tooLarge {
-            return Problem(status: .contentTooLarge, detail: "images may be at most \(upload.limit) bytes").response()
-        } catch ImageUpload.UploadError.unsupportedMediaType {
-            return Problem(status: .unsupportedMediaType, detail: "send multipart/form-data with a 'file' part, or the image bytes with an image/* content type").response()
+        } catch let error as ImageUpload.UploadError {
+            return error.problem(limit: upload.limit).response()
         }
         let images = self.images
         let prepared: (info: ImageInfo, blob: PreparedBlob)? = try await NIOThreadPool.singleton.runIfActive {

@@ -1,0 +1,50 @@
+import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+
+/// A server child channel that adds, around `Base` (an HTTP/1 channel), what makes every connection end: a bounded
+/// lingering close (``LingeringCloseHandler``, first in the pipeline) and an answer to a malformed first request
+/// (``MalformedRequestHandler``, behind the HTTP/1 upgrade handler).
+struct HardenedHTTPChannel<Base: ServerChildChannel>: ServerChildChannel {
+    /// The channel this one adds to.
+    let base: Base
+    /// How long and how much a closing connection keeps reading.
+    let lingering: LingeringCloseHandler.Limits
+
+    /// Sets `channel` up as `base` does, then adds the two handlers.
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Base.Value> {
+        let lingering = lingering
+        return base.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            let pipeline = channel.pipeline.syncOperations
+            try pipeline.addHandler(LingeringCloseHandler(limits: lingering), position: .first)
+            try pipeline.addHandler(MalformedRequestHandler())
+            return value
+        }
+    }
+
+    /// Serves the connection as `base` does.
+    func handle(value: Base.Value, logger: Logger) async {
+        await base.handle(value: value, logger: logger)
+    }
+}
+
+extension HTTPServerBuilder {
+    /// HTTP/1.1 with WebSocket upgrades routed by `webSocketRouter`, where every connection ends cleanly: a malformed
+    /// request gets a 400, a response that leaves its request body unread (or that asks to close) ends the connection
+    /// (``CloseAfterResponseHandler``), and each end is a lingering close bounded by `lingering`.
+    static func hardenedHTTP1WebSocketUpgrade(
+        webSocketRouter: Router<AppRequestContext>, webSocket: WebSocketServerConfiguration,
+        lingering: LingeringCloseHandler.Limits = .init()
+    ) -> HTTPServerBuilder {
+        let webSocketResponder = webSocketRouter.buildResponder()
+        return HTTPServerBuilder { responder in
+            HardenedHTTPChannel(
+                base: HTTP1WebSocketUpgradeChannel(
+                    responder: responder, webSocketResponder: webSocketResponder,
+                    configuration: .init(http1: .init(additionalChannelHandlers: [CloseAfterResponseHandler()]), ws: webSocket)),
+                lingering: lingering)
+        }
+    }
+}

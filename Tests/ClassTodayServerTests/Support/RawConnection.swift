@@ -1,0 +1,93 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// What one raw exchange with the server produced.
+struct RawExchange: Sendable {
+    /// Every byte the server sent.
+    var received: [UInt8] = []
+    /// Whether the server ended its side (EOF) before the time limit.
+    var sawEndOfStream = false
+    /// Whether the time limit ended the exchange.
+    var timedOut = false
+    /// Whether sending failed (the server closed or reset the connection while the client was still sending).
+    var sendFailed = false
+    /// How long the exchange took.
+    var elapsed: Duration = .zero
+
+    /// The received bytes as text (the status line and headers are ASCII).
+    var text: String { String(decoding: received, as: UTF8.self) }
+
+    /// The status code of the first response, if one arrived.
+    var status: Int? {
+        guard text.hasPrefix("HTTP/1.1 "), text.count >= 12 else { return nil }
+        return Int(text.dropFirst(9).prefix(3))
+    }
+
+    /// The header block of the first response, lowercased.
+    var headers: String { (text.components(separatedBy: "\r\n\r\n").first ?? "").lowercased() }
+}
+
+/// A plain TCP client for requests no HTTP client would send, or would send more politely. Every exchange runs
+/// under a time limit, so a server that never answers or never closes fails the test promptly instead of hanging it.
+enum RawConnection {
+    /// Connects to the server on `127.0.0.1:port`, sends `chunks` in order the way urllib does (everything first,
+    /// waiting whenever the server stops reading), then reads until the server ends the stream, all within `limit`.
+    static func exchange(port: Int, sending chunks: some Sequence<ByteBuffer> & Sendable, within limit: Duration = .seconds(10)) async throws -> RawExchange {
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelOption(.allowRemoteHalfClosure, value: true)
+            .connect(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        let timedOut = Mutex(false)
+        let timer = Task {
+            try await Task.sleep(for: limit)
+            timedOut.withLock { $0 = true }
+            try? await channel.channel.close()
+        }
+        defer { timer.cancel() }
+        let started = ContinuousClock.now
+        var exchange = (try? await channel.executeThenClose { inbound, _ in
+            var exchange = RawExchange()
+            do {
+                // Each write waits until the kernel took the bytes, as a blocking send does.
+                for chunk in chunks { try await channel.channel.writeAndFlush(chunk) }
+            } catch {
+                exchange.sendFailed = true
+            }
+            do {
+                for try await buffer in inbound { exchange.received += buffer.readableBytesView }
+                exchange.sawEndOfStream = true
+            } catch {
+                exchange.sawEndOfStream = false
+            }
+            return exchange
+        }) ?? RawExchange()
+        exchange.timedOut = timedOut.withLock { $0 }
+        exchange.sawEndOfStream = exchange.sawEndOfStream && !exchange.timedOut
+        exchange.elapsed = ContinuousClock.now - started
+        return exchange
+    }
+
+    /// Sends the text `request` (bytes as written, including any control characters) and reads until EOF.
+    static func exchange(port: Int, request: [UInt8], within limit: Duration = .seconds(10)) async throws -> RawExchange {
+        try await exchange(port: port, sending: [ByteBuffer(bytes: request)], within: limit)
+    }
+
+    /// A request head announcing `contentLength` bytes of JSON body to `path`.
+    static func postHead(_ path: String, contentLength: Int, connectionClose: Bool) -> ByteBuffer {
+        ByteBuffer(string: "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                   + "Content-Length: \(contentLength)\r\n" + (connectionClose ? "Connection: close\r\n" : "") + "\r\n")
+    }
+
+    /// `count` bytes of body in chunks of 64 KiB.
+    static func body(bytes count: Int) -> [ByteBuffer] {
+        let chunk = ByteBuffer(repeating: UInt8(ascii: "a"), count: 64 << 10)
+        return stride(from: 0, to: count, by: chunk.readableBytes).map { offset in
+            chunk.getSlice(at: 0, length: min(chunk.readableBytes, count - offset)) ?? chunk
+        }
+    }
+}
