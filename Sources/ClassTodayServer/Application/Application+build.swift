@@ -143,6 +143,7 @@ func buildRouter(_ environment: ServerEnvironment, hub: ChatHub, fanOut: AlertFa
     let configuration = environment.configuration
     let routes = RouteTable()
     let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
+    router.add(middleware: UpgradeRefusalMiddleware())
     router.add(middleware: RequestIdMiddleware())
     router.add(middleware: MetricsMiddleware(registry: environment.metrics))
     router.add(middleware: RateLimitMiddleware(

@@ -16,12 +16,15 @@ public struct AppRequestContext: RequestContext, RemoteAddressRequestContext, We
     public var maxUploadSize: Int = 1 << 20
     /// Where a WebSocket route leaves its handler for the upgrade.
     public let webSocket: WebSocketHandlerReference<AppRequestContext>
+    /// The connection the request arrived on.
+    public let channel: any Channel
 
     /// Creates the context for a request arriving on `source.channel`.
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress
         self.webSocket = .init()
+        self.channel = source.channel
     }
 
     /// JSON with RFC 3339 dates; decoding failures become 400 problems without internals.

@@ -5,8 +5,9 @@ import Logging
 import NIOCore
 
 /// A server child channel that adds, around `Base` (an HTTP/1 channel), what makes every connection end: a bounded
-/// lingering close (``LingeringCloseHandler``, first in the pipeline) and an answer to a malformed first request
-/// (``MalformedRequestHandler``, behind the HTTP/1 upgrade handler).
+/// lingering close (``LingeringCloseHandler``, first in the pipeline), an answer to a malformed first request
+/// (``MalformedRequestHandler``, behind the HTTP/1 upgrade handler) and the router's own answer to a refused
+/// WebSocket upgrade (``UpgradeRefusalHandler``, behind it).
 struct HardenedHTTPChannel<Base: ServerChildChannel>: ServerChildChannel {
     /// The channel this one adds to.
     let base: Base
@@ -20,6 +21,7 @@ struct HardenedHTTPChannel<Base: ServerChildChannel>: ServerChildChannel {
             let pipeline = channel.pipeline.syncOperations
             try pipeline.addHandler(LingeringCloseHandler(limits: lingering), position: .first)
             try pipeline.addHandler(MalformedRequestHandler())
+            try pipeline.addHandler(UpgradeRefusalHandler())
             return value
         }
     }
