@@ -105,11 +105,7 @@ struct ChatTests {
 
     @Test("a room's first live message on a connection comes after the messages stored before it, when events arrive out of order")
     func firstLiveMessageOutOfOrder() async throws {
-        let configuration = try TestServer.configuration()
-        defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
-        let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
-        let environment = try await ServerEnvironment.open(configuration, logger: logger)
-        try await buildApplication(environment, logger: logger).test(.live) { client in
+        try await TestServer.withEnvironment(.live) { environment, client in
             let seller = try await client.signup(nickname: "선생님")
             let buyer = try await client.signup(nickname: "학생")
             let (_, roomId) = try await client.openRoom(seller: seller.token, buyer: buyer.token)
@@ -132,11 +128,7 @@ struct ChatTests {
 
     @Test("a bus event that arrives after the connection read its room does not overtake a sync: seqs in order, each once")
     func lateEventAndSync() async throws {
-        let configuration = try TestServer.configuration()
-        defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
-        let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
-        let environment = try await ServerEnvironment.open(configuration, logger: logger)
-        try await buildApplication(environment, logger: logger).test(.live) { client in
+        try await TestServer.withEnvironment(.live) { environment, client in
             let seller = try await client.signup(nickname: "선생님")
             let buyer = try await client.signup(nickname: "학생")
             let (_, roomId) = try await client.openRoom(seller: seller.token, buyer: buyer.token)

@@ -241,11 +241,7 @@ struct MatchingTests {
 
     @Test("a reopened class is queued for alerts by the change itself: closed then opened again, and a cancel that frees a full class's seat")
     func reopeningNotifiesAlerts() async throws {
-        let configuration = try TestServer.configuration()
-        defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
-        let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
-        let environment = try await ServerEnvironment.open(configuration, logger: logger)
-        try await buildApplication(environment, logger: logger).test(.router) { client in
+        try await TestServer.withEnvironment(.router) { environment, client in
             let (watcher, _) = try await client.signup()
             let alert = try await client.send(.post, "/v1/alerts", json: ["lat": 37.4842, "lon": 126.9297, "radius": 2000, "q": "기타"], token: watcher)
             #expect(alert.status == .created)

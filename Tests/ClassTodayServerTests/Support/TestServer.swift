@@ -59,10 +59,21 @@ enum TestServer {
         _ setup: TestingSetup, configure customize: (inout AppConfiguration) -> Void,
         _ body: @Sendable (any TestClientProtocol) async throws -> Value
     ) async throws -> Value {
+        try await withEnvironment(setup, configure: customize) { _, client in try await body(client) }
+    }
+
+    /// Runs `body` with the opened environment and a client of the application built over it, for tests that reach
+    /// past the routes into the repositories or the chat bus.
+    static func withEnvironment<Value>(
+        _ setup: TestingSetup, configure customize: (inout AppConfiguration) -> Void = { _ in },
+        _ body: @Sendable (ServerEnvironment, any TestClientProtocol) async throws -> Value
+    ) async throws -> Value {
         let configuration = try configuration(customize)
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
-        let app = try await buildApplication(configuration, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
-        return try await app.test(setup, body)
+        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        let environment = try await ServerEnvironment.open(configuration, logger: logger)
+        return try await buildApplication(environment, logger: logger).test(setup) { client in try await body(environment, client) }
     }
 }
 
