@@ -74,6 +74,9 @@ struct ClassesTests {
         (["capacity": 101], "capacity"),
         (["time": "21:00-19:00"], "time"),
         (["time": "7pm"], "time"),
+        (["time": "+9:00-10:00"], "time"),
+        (["time": "\u{FF11}\u{FF10}:00-12:00"], "time"),
+        (["name": String(repeating: "e\u{301}", count: 51)], "name"),
         (["imageIds": Array(repeating: "x", count: 11)], "imageIds"),
         (["imageIds": ["01ZZZZZZZZZZZZZZZZZZZZZZZZ"]], "imageIds"),
     ] as [([String: any Sendable], String)])
