@@ -229,6 +229,9 @@ struct ClassesTests {
             #expect(try await client.walk("/v1/me/classes", token: token, limit: 3) == ids.reversed())
             #expect(try await client.walk("/v1/users/\(userId)/classes", limit: 2) == ids.reversed())
             #expect(try await client.send(.get, "/v1/me/classes").status == .unauthorized)
+            let unknownUser = try await client.send(.get, "/v1/users/01ZZZZZZZZZZZZZZZZZZZZZZZZ/classes")
+            #expect(unknownUser.status == .notFound)
+            _ = try unknownUser.problem()
         }
     }
 

@@ -160,6 +160,7 @@ struct MatchingTests {
             #expect((writer?["rating"] as? [String: Any])?["count"] as? Int == 1)
             let list = try await client.send(.get, "/v1/users/\(setup.seller.id)/reviews").jsonObject()
             #expect((list["items"] as? [[String: Any]])?.first?["description"] as? String == "친절해요")
+            #expect(try await client.send(.get, "/v1/users/01ZZZZZZZZZZZZZZZZZZZZZZZZ/reviews").status == .notFound)
         }
     }
 
