@@ -158,14 +158,18 @@ struct JSONSingleValueContainer: SingleValueDecodingContainer {
 
 /// An array index (or `super`) as a coding key.
 struct JSONIndexKey: CodingKey {
+    /// The index as text, or `super`.
     let stringValue: String
+    /// The index; nil for `super`.
     let intValue: Int?
 
+    /// The key of the element at `intValue`.
     init(intValue: Int) {
         self.stringValue = "\(intValue)"
         self.intValue = intValue
     }
 
+    /// A named key (`super`).
     init(stringValue: String) {
         self.stringValue = stringValue
         self.intValue = nil

@@ -1,12 +1,17 @@
 /// A JSON value as ``StrictJSONParser`` reads it. Numbers keep their text, so that a field converts it to the
 /// type it needs and reports a value that does not fit under the field's own name.
 enum JSONValue: Sendable, Equatable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// A number as written, already checked against RFC 8259's number grammar.
     case number(String)
+    /// A string, unescaped.
     case string(String)
+    /// An array's elements, in order.
     case array([JSONValue])
+    /// An object's members by name (names are unique: the parser refuses repeats).
     case object([String: JSONValue])
 }
 
