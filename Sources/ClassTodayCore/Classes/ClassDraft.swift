@@ -108,7 +108,7 @@ public struct TimeRange: Sendable, Hashable {
 
     private static func minutes(_ text: Substring) -> Int? {
         let pieces = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard pieces.count == 2, pieces.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }),
+        guard pieces.count == 2, pieces.allSatisfy({ $0.utf8.count == 2 && $0.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } }),
               let hours = Int(pieces[0]), let minutes = Int(pieces[1]),
               (0...24).contains(hours), (0...59).contains(minutes), hours * 60 + minutes <= 24 * 60
         else { return nil }

@@ -5,6 +5,8 @@ public struct ClassSearch: Sendable, Hashable {
     public static let maximumRadius = 50_000.0
     /// The radius used when a centre comes without one, in meters.
     public static let defaultRadius = 3_000.0
+    /// The longest accepted keyword query (`q` of a search or an alert), in characters (code points).
+    public static let maximumQueryLength = 200
 
     /// How results are ordered.
     public enum Sort: String, Sendable, Hashable, CaseIterable {

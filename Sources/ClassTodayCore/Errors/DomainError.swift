@@ -24,8 +24,11 @@ public enum DomainError: Error, Sendable, Equatable {
     case validation([FieldError])
     /// Missing, invalid, expired or revoked credentials. 401.
     case unauthorized(String)
-    /// The request body could not be read as the expected document (malformed JSON, wrong type). 400.
-    case badRequest(String)
+    /// The request body could not be read as the expected document (malformed JSON, wrong type). 400, with an
+    /// entry in `errors` for each field whose value has the wrong type or does not fit it.
+    case badRequest(String, errors: [FieldError] = [])
+    /// The request body's media type is not one the route reads. 415.
+    case unsupportedMediaType(String)
 
     /// A validation error about a single field.
     public static func invalid(_ field: String, _ message: String) -> DomainError {

@@ -76,7 +76,7 @@ public struct Alert: Sendable, Hashable {
 
     /// Records an error for every invalid field of an alert request (field names as the API spells them):
     /// `lat` (-90...90), `lon` (-180...180) and `radius` (``radiusRange``) are required; `q`, when present,
-    /// must hold something searchable; `maxPrice` must lie in ``ClassRules/priceRange``; the lists must not
+    /// must hold something searchable in at most ``ClassSearch/maximumQueryLength`` characters; `maxPrice` must lie in ``ClassRules/priceRange``; the lists must not
     /// repeat a value.
     public static func check(
         lat: Double?, lon: Double?, radius: Double?, query: String?, maxPrice: Int?,
@@ -100,7 +100,11 @@ public struct Alert: Sendable, Hashable {
             validator.fail("radius", "is required")
         }
         if let query {
-            validator.check(SearchTokenizer.query(query) != nil, "q", "must contain a word to search for")
+            if query.unicodeScalars.count > ClassSearch.maximumQueryLength {
+                validator.fail("q", "must be at most \(ClassSearch.maximumQueryLength) characters")
+            } else {
+                validator.check(SearchTokenizer.query(query) != nil, "q", "must contain a word to search for")
+            }
         }
         if let maxPrice {
             validator.check(ClassRules.priceRange.contains(maxPrice), "maxPrice", "must be between 0 and 100,000,000")

@@ -25,7 +25,7 @@ public enum ReviewRules {
             validator.fail("grade", "is required")
         }
         if let description {
-            validator.check(description.count <= descriptionLength.upperBound, "description",
+            validator.check(description.unicodeScalars.count <= descriptionLength.upperBound, "description",
                             "must be at most \(descriptionLength.upperBound) characters")
         }
     }

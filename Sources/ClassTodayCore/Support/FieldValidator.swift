@@ -18,10 +18,12 @@ public struct FieldValidator: Sendable {
         errors.append(FieldError(field: field, message: message))
     }
 
-    /// Checks that `value`, when present, has between `range.lowerBound` and `range.upperBound` characters.
+    /// Checks that `value`, when present, has between `range.lowerBound` and `range.upperBound` characters,
+    /// counted as Unicode code points (as JSON Schema's `minLength` and `maxLength` count them), and, when
+    /// `range` starts above zero, that it is not only white space.
     public mutating func checkLength(_ value: String?, _ field: String, _ range: ClosedRange<Int>) {
         guard let value else { return }
-        let count = value.count
+        let count = value.unicodeScalars.count
         if range.lowerBound > 0 && value.trimmingWhitespace().isEmpty {
             fail(field, "must not be blank")
         } else if count < range.lowerBound || count > range.upperBound {

@@ -29,6 +29,14 @@ public protocol UserRepository: Sendable {
     func update(id: String, _ change: @Sendable (inout User) throws -> Void) async throws -> User
 }
 
+extension UserRepository {
+    /// The user with this id; throws ``DomainError/notFound(_:)`` when there is none.
+    public func existingUser(id: String) async throws -> User {
+        guard let user = try await user(id: id) else { throw DomainError.notFound("user") }
+        return user
+    }
+}
+
 /// Stores bearer-token sessions by the hash of their token.
 public protocol SessionRepository: Sendable {
     /// Records a new session.

@@ -20,19 +20,35 @@ public enum UserRules {
         email.trimmingWhitespace().lowercased()
     }
 
-    /// Whether `email` looks like a deliverable address: one `@`, a local part, a dotted domain, no spaces.
+    /// The longest accepted email address, in characters (RFC 5321's path limit less the angle brackets).
+    public static let maximumEmailLength = 254
+
+    /// The characters of an email's local part: ASCII letters and digits, RFC 5322's `atext` symbols and the dot.
+    private static let localPartCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.!#$%&'*+/=?^_`{|}~-".unicodeScalars)
+
+    /// Whether `email` is an address the service accepts (exactly what the API document's pattern for it
+    /// accepts): at most ``maximumEmailLength`` characters; a local part of 1 to 64 ASCII letters, digits and
+    /// ``localPartCharacters``; one `@`; a domain of two or more dot-separated labels, each 1 to 63 ASCII letters,
+    /// digits and hyphens that neither starts nor ends with a hyphen (internationalised domains in punycode).
+    /// No white space, not even around it.
     public static func isValidEmail(_ email: String) -> Bool {
-        let trimmed = email.trimmingWhitespace()
-        guard trimmed.utf8.count <= 254, !trimmed.contains(where: { $0.isWhitespace }) else { return false }
-        let parts = trimmed.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, let local = parts.first, let domain = parts.last,
-              !local.isEmpty, local.utf8.count <= 64
-        else { return false }
-        let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
-        return labels.count >= 2 && labels.allSatisfy { label in
-            !label.isEmpty && !label.hasPrefix("-") && !label.hasSuffix("-")
-                && label.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" }
+        let scalars = email.unicodeScalars
+        guard scalars.count <= maximumEmailLength else { return false }
+        let parts = scalars.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, (1...64).contains(parts[0].count), parts[0].allSatisfy(localPartCharacters.contains) else {
+            return false
         }
+        let labels = parts[1].split(separator: ".", omittingEmptySubsequences: false)
+        return labels.count >= 2 && labels.allSatisfy(isDomainLabel)
+    }
+
+    /// Whether `label` is 1 to 63 ASCII letters, digits and hyphens, neither starting nor ending with a hyphen.
+    private static func isDomainLabel(_ label: Substring.UnicodeScalarView) -> Bool {
+        func isAlphanumeric(_ scalar: Unicode.Scalar) -> Bool {
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar))
+        }
+        guard let first = label.first, let last = label.last, label.count <= 63 else { return false }
+        return isAlphanumeric(first) && isAlphanumeric(last) && label.allSatisfy { isAlphanumeric($0) || $0 == "-" }
     }
 
     /// Checks a password against the length rules.
@@ -41,7 +57,7 @@ public enum UserRules {
             validator.fail("password", "is required")
             return
         }
-        validator.check(password.count >= minimumPasswordLength, "password",
+        validator.check(password.unicodeScalars.count >= minimumPasswordLength, "password",
                         "must be at least \(minimumPasswordLength) characters")
         validator.check(password.utf8.count <= maximumPasswordBytes, "password",
                         "must be at most \(maximumPasswordBytes) bytes")

@@ -160,7 +160,7 @@ func buildRouter(_ environment: ServerEnvironment, hub: ChatHub, fanOut: AlertFa
         users: environment.users, sessions: environment.sessions, imageRecords: environment.imageRecords,
         hasher: PasswordHasher(cost: configuration.bcryptCost), tokenLifetime: configuration.tokenLifetime
     ).addRoutes(to: api)
-    ClassesController(classes: environment.classes, fanOut: fanOut).addRoutes(to: api)
+    ClassesController(classes: environment.classes, users: environment.users, fanOut: fanOut).addRoutes(to: api)
     RecommendationsController(classes: environment.classes).addRoutes(to: api)
     AlertsController(alerts: environment.alerts).addRoutes(to: api)
     ImagesController(
@@ -168,7 +168,8 @@ func buildRouter(_ environment: ServerEnvironment, hub: ChatHub, fanOut: AlertFa
         upload: ImageUpload(limit: configuration.maxImageBytes, spoolFolder: (configuration.imagesDirectory as NSString).appendingPathComponent("tmp"))
     ).addRoutes(to: api)
     ChatController(hub: hub, logger: logger).addRoutes(to: api)
-    MatchesController(matches: environment.matches, classes: environment.classes, hub: hub, fanOut: fanOut).addRoutes(to: api)
+    MatchesController(matches: environment.matches, classes: environment.classes, users: environment.users, hub: hub, fanOut: fanOut)
+        .addRoutes(to: api)
 
     routes.install(router.routes.map { (path: $0.path.description, method: $0.method) })
     return router

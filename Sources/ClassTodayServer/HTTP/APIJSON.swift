@@ -4,49 +4,49 @@ import HTTPTypes
 import Hummingbird
 import NIOFoundationCompat
 
-/// Decodes request bodies as JSON. A body that is not JSON, or has a value of the wrong type, becomes a
-/// ``DomainError/badRequest(_:)`` that names the field but never echoes decoder internals.
+/// Decodes request bodies as JSON, strictly.
+///
+/// A route that reads a JSON body answers 415 unless the request says `Content-Type: application/json` (or
+/// `application/*+json`, see ``JSONMediaType``); a body without any `Content-Type` is 415 as well, and a
+/// request with neither a body nor a `Content-Type` is a 400 asking for the body. The body must be RFC 8259
+/// JSON (``StrictJSONParser``: no trailing commas, leading zeros, comments, duplicate member names, invalid
+/// UTF-8), else 400 with the reason and byte offset. A value of the wrong type, or a number the field's type
+/// cannot hold, is a 400 whose `errors` name the field. Nothing of the decoder's internals reaches the client.
 public struct APIJSONDecoder: RequestDecoder {
     /// Creates the decoder.
     public init() {}
 
     public func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
+        let contentType = request.headers[.contentType]
+        if let contentType, !JSONMediaType.accepts(contentType) {
+            throw DomainError.unsupportedMediaType("this route reads application/json (UTF-8) bodies")
+        }
         let buffer = try await request.body.collect(upTo: context.maxUploadSize)
-        return try Self.decode(type, from: Data(buffer: buffer))
+        guard contentType != nil else {
+            if buffer.readableBytes > 0 {
+                throw DomainError.unsupportedMediaType("a JSON body needs Content-Type: application/json")
+            }
+            throw DomainError.badRequest("this route needs a JSON body with Content-Type: application/json")
+        }
+        return try Self.decode(type, from: Array(buffer.readableBytesView))
     }
 
-    /// Decodes `data`, mapping decoding failures to safe ``DomainError/badRequest(_:)`` messages.
-    public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let container = try decoder.singleValueContainer()
-            let text = try container.decode(String.self)
-            guard let date = RFC3339.parse(text) else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an RFC 3339 date")
-            }
-            return date
+    /// Decodes `bytes`, mapping every failure to a safe ``DomainError/badRequest(_:errors:)``.
+    public static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+        let value: JSONValue
+        do {
+            value = try StrictJSONParser.parse(bytes)
+        } catch {
+            throw DomainError.badRequest("the body is not valid JSON: \(error.description)")
         }
         do {
-            return try decoder.decode(type, from: data)
-        } catch let error as DecodingError {
-            throw DomainError.badRequest(Self.describe(error))
-        }
-    }
-
-    private static func describe(_ error: DecodingError) -> String {
-        func path(_ codingPath: [any CodingKey]) -> String {
-            codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-                .trimmingPrefix(".").description
-        }
-        switch error {
-        case .typeMismatch(_, let context), .valueNotFound(_, let context):
-            return context.codingPath.isEmpty ? "the body must be a JSON object" : "field '\(path(context.codingPath))' has the wrong type"
-        case .keyNotFound(let key, let context):
-            return "field '\(path(context.codingPath + [key]))' is required"
-        case .dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "the body is not valid JSON" : "field '\(path(context.codingPath))' has an invalid value"
-        @unknown default:
-            return "the body could not be read"
+            return try JSONValueDecoder.decode(type, from: value)
+        } catch let failure as JSONFieldFailure {
+            guard !failure.field.isEmpty else { throw DomainError.badRequest("the body \(failure.message)") }
+            throw DomainError.badRequest("field '\(failure.field)' \(failure.message)",
+                                         errors: [FieldError(field: failure.field, message: failure.message)])
+        } catch is DecodingError {
+            throw DomainError.badRequest("the body could not be read")
         }
     }
 }

@@ -45,7 +45,7 @@ extension PageRequest {
         var validator = FieldValidator()
         var limit = PageRequest.defaultLimit
         if let text = query.queryParameters.get("limit") {
-            if let value = Int(text), (1...PageRequest.maximumLimit).contains(value) {
+            if let value = QueryValue.integer(text), (1...PageRequest.maximumLimit).contains(value) {
                 limit = value
             } else {
                 validator.fail("limit", "must be a whole number from 1 to \(PageRequest.maximumLimit)")

@@ -66,7 +66,8 @@ extension DomainError {
         case .conflict(let detail): Problem(status: .conflict, detail: detail)
         case .validation(let errors): Problem(status: .unprocessableContent, detail: "some fields are invalid", errors: errors)
         case .unauthorized(let detail): Problem(status: .unauthorized, detail: detail)
-        case .badRequest(let detail): Problem(status: .badRequest, detail: detail)
+        case .badRequest(let detail, let errors): Problem(status: .badRequest, detail: detail, errors: errors.isEmpty ? nil : errors)
+        case .unsupportedMediaType(let detail): Problem(status: .unsupportedMediaType, detail: detail)
         }
     }
 }

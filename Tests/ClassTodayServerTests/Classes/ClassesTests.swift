@@ -74,6 +74,9 @@ struct ClassesTests {
         (["capacity": 101], "capacity"),
         (["time": "21:00-19:00"], "time"),
         (["time": "7pm"], "time"),
+        (["time": "+9:00-10:00"], "time"),
+        (["time": "\u{FF11}\u{FF10}:00-12:00"], "time"),
+        (["name": String(repeating: "e\u{301}", count: 51)], "name"),
         (["imageIds": Array(repeating: "x", count: 11)], "imageIds"),
         (["imageIds": ["01ZZZZZZZZZZZZZZZZZZZZZZZZ"]], "imageIds"),
     ] as [([String: any Sendable], String)])
@@ -226,6 +229,9 @@ struct ClassesTests {
             #expect(try await client.walk("/v1/me/classes", token: token, limit: 3) == ids.reversed())
             #expect(try await client.walk("/v1/users/\(userId)/classes", limit: 2) == ids.reversed())
             #expect(try await client.send(.get, "/v1/me/classes").status == .unauthorized)
+            let unknownUser = try await client.send(.get, "/v1/users/01ZZZZZZZZZZZZZZZZZZZZZZZZ/classes")
+            #expect(unknownUser.status == .notFound)
+            _ = try unknownUser.problem()
         }
     }
 

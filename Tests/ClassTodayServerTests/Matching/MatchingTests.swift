@@ -160,6 +160,7 @@ struct MatchingTests {
             #expect((writer?["rating"] as? [String: Any])?["count"] as? Int == 1)
             let list = try await client.send(.get, "/v1/users/\(setup.seller.id)/reviews").jsonObject()
             #expect((list["items"] as? [[String: Any]])?.first?["description"] as? String == "친절해요")
+            #expect(try await client.send(.get, "/v1/users/01ZZZZZZZZZZZZZZZZZZZZZZZZ/reviews").status == .notFound)
         }
     }
 
@@ -205,6 +206,10 @@ struct MatchingTests {
             let (teacher, _) = try await client.signup()
             let invalid = try await client.send(.post, "/v1/alerts", json: ["lat": 91, "lon": 0, "radius": 60000, "q": "!!"], token: watcher)
             #expect(try invalid.problemFields().sorted() == ["lat", "q", "radius"])
+            let longQuery = try await client.send(.post, "/v1/alerts", json: [
+                "lat": 37.5, "lon": 127, "radius": 1000, "q": String(repeating: "수", count: 201),
+            ], token: watcher)
+            #expect(try longQuery.problemFields() == ["q"])
             let alert = try await client.send(.post, "/v1/alerts", json: [
                 "lat": 37.4842, "lon": 126.9297, "radius": 2000, "q": "수학", "subjects": ["math"], "maxPrice": 40000,
             ], token: watcher)

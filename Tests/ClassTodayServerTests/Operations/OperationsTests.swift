@@ -67,4 +67,37 @@ struct OperationsTests {
             #expect(yaml.headers[.contentType] == "application/yaml")
         }
     }
+
+    @Test("every operation has an operationId and lists the statuses every route of its kind can answer")
+    func openAPIStatuses() throws {
+        let document = try #require(try JSONSerialization.jsonObject(with: OpenAPIDocument.bytes()) as? [String: Any])
+        let paths = try #require(document["paths"] as? [String: [String: Any]])
+        var operationIds: [String] = []
+        var linkTargets: [String] = []
+        for (path, operations) in paths {
+            for (method, value) in operations where method != "parameters" {
+                let name = "\(method.uppercased()) \(path)"
+                let operation = try #require(value as? [String: Any])
+                operationIds.append(try #require(operation["operationId"] as? String, "\(name) has no operationId"))
+                let responses = try #require(operation["responses"] as? [String: [String: Any]])
+                let statuses = Set(responses.keys)
+                if path.hasPrefix("/v1/") {
+                    #expect(statuses.isSuperset(of: ["413", "429"]), "\(name) lacks 413 or 429")
+                }
+                if operation["security"] as? [[String: [String]]] == [["bearer": []]] {
+                    #expect(statuses.contains("401"), "\(name) needs a token but lacks 401")
+                }
+                let body = (operation["requestBody"] as? [String: Any])?["content"] as? [String: Any]
+                if body?["application/json"] != nil {
+                    #expect(statuses.isSuperset(of: ["400", "415"]), "\(name) reads JSON but lacks 400 or 415")
+                }
+                for response in responses.values {
+                    let links = response["links"] as? [String: [String: Any]] ?? [:]
+                    linkTargets += links.values.compactMap { $0["operationId"] as? String }
+                }
+            }
+        }
+        #expect(Set(operationIds).count == operationIds.count, "operationIds repeat")
+        #expect(Set(linkTargets).subtracting(operationIds).sorted() == [], "links name operations that do not exist")
+    }
 }

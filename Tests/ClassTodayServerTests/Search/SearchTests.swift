@@ -133,6 +133,14 @@ struct SearchTests {
         }
     }
 
+    @Test("numbers in JSON's notation are read (exponents, a leading minus)")
+    func numberNotation() async throws {
+        try await TestServer.withRouter { client in
+            let response = try await client.send(.get, "/v1/classes?lat=3.7e1&lon=-1.2e-5&radius=1E3&limit=10&minPrice=0")
+            #expect(response.status == .ok)
+        }
+    }
+
     @Test("bad parameters are 422s naming the parameter", arguments: [
         ("lat=91&lon=0", "lat"), ("lat=10", "lon"), ("lon=10", "lat"), ("lat=1&lon=1&radius=50001", "radius"),
         ("lat=1&lon=1&radius=-1", "radius"), ("radius=100", "lat"), ("bbox=1,2,3", "bbox"), ("bbox=1,50,3,40", "bbox"),
@@ -140,6 +148,11 @@ struct SearchTests {
         ("minPrice=-5", "minPrice"), ("maxPrice=abc", "maxPrice"), ("minPrice=10&maxPrice=5", "maxPrice"),
         ("status=deleted", "status"), ("sort=price", "sort"), ("sort=distance", "sort"), ("sort=relevance", "sort"),
         ("limit=0", "limit"), ("cursor=zzz", "cursor"),
+        // Read as strictly as the OpenAPI document writes them: no hex, signs, spaces, leading zeros or empty items.
+        ("lat=0x10&lon=1", "lat"), ("lat=%201&lon=1", "lat"), ("lat=inf&lon=1", "lat"), ("lat=1&lon=1&radius=+5", "radius"),
+        ("limit=05", "limit"), ("limit=2.0", "limit"), ("minPrice=+5", "minPrice"), ("maxPrice=1e3", "maxPrice"),
+        ("subjects=math,,hobby", "subjects"), ("subjects=", "subjects"), ("subjects=math,%20hobby", "subjects"),
+        ("bbox=1e1,0,20,1", "bbox"), ("bbox=1,%200,2,1", "bbox"), ("q=\(String(repeating: "a", count: 201))", "q"),
     ])
     func invalidParameters(query: String, field: String) async throws {
         try await TestServer.withRouter { client in

@@ -125,9 +125,7 @@ struct AccountsController {
     }
 
     @Sendable func publicProfile(_ request: Request, context: AppRequestContext) async throws -> PublicProfileResponse {
-        let id = try context.parameters.require("id")
-        guard let user = try await users.user(id: id) else { throw DomainError.notFound("user") }
-        return PublicProfileResponse(user: user)
+        PublicProfileResponse(user: try await users.existingUser(id: try context.parameters.require("id")))
     }
 
     private func startSession(for userId: String) async throws -> String {

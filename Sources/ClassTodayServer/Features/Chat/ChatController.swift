@@ -57,7 +57,7 @@ struct ChatController {
         let room = try await memberRoom(context, caller)
         var before: Int?
         if let text = request.uri.queryParameters.get("before") {
-            guard let value = Int(text), value >= 1 else { throw DomainError.invalid("before", "must be a seq of 1 or more") }
+            guard let value = QueryValue.integer(text), value >= 1 else { throw DomainError.invalid("before", "must be a seq of 1 or more") }
             before = value
         }
         let page = try await chats.history(roomId: room.id, beforeSeq: before, page: PageRequest(query: request.uri, ordering: "seq"))

@@ -194,7 +194,7 @@ final class ChatSession: Sendable {
             .error(code: "invalid", message: errors.map { "\($0.field): \($0.message)" }.joined(separator: "; "), clientId: clientId)
         case .conflict(let detail): .error(code: "conflict", message: detail, clientId: clientId)
         case .unauthorized(let detail): .error(code: "unauthorized", message: detail, clientId: clientId)
-        case .badRequest(let detail): .error(code: "bad_frame", message: detail, clientId: clientId)
+        case .badRequest(let detail, _), .unsupportedMediaType(let detail): .error(code: "bad_frame", message: detail, clientId: clientId)
         }
     }
 

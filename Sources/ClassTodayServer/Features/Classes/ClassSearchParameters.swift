@@ -4,10 +4,8 @@ import Hummingbird
 import HummingbirdCore
 
 /// Reads `GET /v1/classes` query parameters into a ``ClassSearch``, reporting every bad parameter at once.
+/// Numbers, lists and the box are read strictly (``QueryValue``), as the API document writes them.
 enum ClassSearchParameters {
-    /// The longest accepted keyword query, in characters.
-    static let maximumQueryLength = 200
-
     /// The search the query asks for.
     static func parse(_ query: URI) throws -> ClassSearch {
         let parameters = query.queryParameters
@@ -34,8 +32,8 @@ enum ClassSearchParameters {
             search.box = box(text, &validator)
         }
         if let text = parameters.get("q") {
-            if text.count > maximumQueryLength {
-                validator.fail("q", "must be at most \(maximumQueryLength) characters")
+            if text.unicodeScalars.count > ClassSearch.maximumQueryLength {
+                validator.fail("q", "must be at most \(ClassSearch.maximumQueryLength) characters")
             } else if let keyword = SearchTokenizer.query(text) {
                 search.keyword = keyword
             } else {
@@ -46,9 +44,9 @@ enum ClassSearchParameters {
             search.keywordLocation = district
         }
         search.type = EnumField.value(parameters.get("type"), "type", &validator)
-        search.subjects = EnumField.list(list(parameters.get("subjects")), "subjects", &validator)
-        search.targets = EnumField.list(list(parameters.get("targets")), "targets", &validator)
-        search.days = EnumField.list(list(parameters.get("days")), "days", &validator)
+        search.subjects = EnumField.list(parameters.get("subjects").map(QueryValue.list), "subjects", &validator)
+        search.targets = EnumField.list(parameters.get("targets").map(QueryValue.list), "targets", &validator)
+        search.days = EnumField.list(parameters.get("days").map(QueryValue.list), "days", &validator)
         search.minPrice = price(parameters.get("minPrice"), "minPrice", &validator)
         search.maxPrice = price(parameters.get("maxPrice"), "maxPrice", &validator)
         if let minPrice = search.minPrice, let maxPrice = search.maxPrice, minPrice > maxPrice {
@@ -75,7 +73,7 @@ enum ClassSearchParameters {
 
     private static func number(_ text: String?, _ field: String, _ range: ClosedRange<Double>, _ validator: inout FieldValidator) -> Double? {
         guard let text else { return nil }
-        guard let value = Double(text), value.isFinite, range.contains(value) else {
+        guard let value = QueryValue.number(text), range.contains(value) else {
             validator.fail(field, "must be a number from \(range.lowerBound) to \(range.upperBound)")
             return nil
         }
@@ -84,23 +82,17 @@ enum ClassSearchParameters {
 
     private static func price(_ text: String?, _ field: String, _ validator: inout FieldValidator) -> Int? {
         guard let text else { return nil }
-        guard let value = Int(text), ClassRules.priceRange.contains(value) else {
+        guard let value = QueryValue.integer(text), ClassRules.priceRange.contains(value) else {
             validator.fail(field, "must be a whole number from 0 to 100,000,000")
             return nil
         }
         return value
     }
 
-    private static func list(_ text: String?) -> [String]? {
-        text.map { $0.split(separator: ",", omittingEmptySubsequences: true).map { $0.trimmingCharacters(in: .whitespaces) } }
-    }
-
     private static func box(_ text: String, _ validator: inout FieldValidator) -> GeoBoundingBox? {
-        let numbers = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard numbers.count == 4, let minLon = numbers[0], let minLat = numbers[1], let maxLon = numbers[2], let maxLat = numbers[3],
-              [minLon, minLat, maxLon, maxLat].allSatisfy(\.isFinite)
-        else {
-            validator.fail("bbox", "must be minLon,minLat,maxLon,maxLat")
+        let numbers = text.split(separator: ",", omittingEmptySubsequences: false).map(QueryValue.decimal)
+        guard numbers.count == 4, let minLon = numbers[0], let minLat = numbers[1], let maxLon = numbers[2], let maxLat = numbers[3] else {
+            validator.fail("bbox", "must be minLon,minLat,maxLon,maxLat in decimal degrees")
             return nil
         }
         guard (-180...180).contains(minLon), (-180...180).contains(maxLon), (-90...90).contains(minLat), (-90...90).contains(maxLat) else {

@@ -6,6 +6,8 @@ import Hummingbird
 /// Class listings: create, read, change, close, delete; favourites; a user's listings; categories.
 struct ClassesController {
     let classes: any ClassRepository
+    /// Users, to tell an unknown writer (404) from one without listings.
+    let users: any UserRepository
     let fanOut: AlertFanOut
 
     /// Adds the listing routes to the `/v1` group.
@@ -100,7 +102,7 @@ struct ClassesController {
     }
 
     @Sendable func userClasses(_ request: Request, context: AppRequestContext) async throws -> PageResponse<ClassResponse> {
-        let userId = try context.parameters.require("id")
+        let userId = try await users.existingUser(id: try context.parameters.require("id")).id
         let page = try PageRequest(query: request.uri, ordering: "recent")
         return try await classes.classes(writtenBy: userId, viewerId: context.caller?.userId, page: page).response(for: request)
     }

@@ -7,6 +7,8 @@ import Hummingbird
 struct MatchesController {
     let matches: any MatchRepository
     let classes: any ClassRepository
+    /// Users, to tell an unknown reviewee (404) from one without reviews.
+    let users: any UserRepository
     let hub: ChatHub
     let fanOut: AlertFanOut
 
@@ -66,7 +68,8 @@ struct MatchesController {
     }
 
     @Sendable func reviews(_ request: Request, context: AppRequestContext) async throws -> PageResponse<ReviewResponse> {
-        let page = try await matches.reviews(of: try context.parameters.require("id"), page: PageRequest(query: request.uri, ordering: "reviews"))
+        let userId = try await users.existingUser(id: try context.parameters.require("id")).id
+        let page = try await matches.reviews(of: userId, page: PageRequest(query: request.uri, ordering: "reviews"))
         return PageResponse(items: page.items.map(ReviewResponse.init(review:)), nextCursor: page.nextCursor, requestURI: request.uri)
     }
 

@@ -25,13 +25,13 @@ struct RecommendationsController {
         var validator = FieldValidator()
         var radius = Self.defaultRadius
         if let text = request.uri.queryParameters.get("radius") {
-            if let value = Double(text), value > 0, value <= ClassSearch.maximumRadius { radius = value } else {
+            if let value = QueryValue.number(text), value > 0, value <= ClassSearch.maximumRadius { radius = value } else {
                 validator.fail("radius", "must be a number above 0 and at most \(Int(ClassSearch.maximumRadius))")
             }
         }
         var limit = PageRequest.defaultLimit
         if let text = request.uri.queryParameters.get("limit") {
-            if let value = Int(text), (1...PageRequest.maximumLimit).contains(value) { limit = value } else {
+            if let value = QueryValue.integer(text), (1...PageRequest.maximumLimit).contains(value) { limit = value } else {
                 validator.fail("limit", "must be a whole number from 1 to \(PageRequest.maximumLimit)")
             }
         }
