@@ -44,8 +44,8 @@ public struct ServerEnvironment: Sendable {
             let store = try SQLiteStore.open(path: path, durableCommits: configuration.durableCommits)
             try await store.migrate(try migrations("sqlite"), logger: logger)
             return ServerEnvironment(
-                configuration: configuration, storage: .sqlite(store), users: SQLiteUserRepository(store: store),
-                sessions: SQLiteSessionRepository(store: store), classes: SQLiteClassRepository(store: store),
+                configuration: configuration, storage: .sqlite(store), users: SQLUserRepository(database: store.database),
+                sessions: SQLSessionRepository(database: store.database), classes: SQLiteClassRepository(store: store),
                 images: images, imageRecords: SQLiteImageRecordRepository(store: store, images: images),
                 chats: SQLiteChatRepository(store: store), matches: SQLiteMatchRepository(store: store),
                 alerts: SQLiteAlertRepository(store: store), metrics: PrometheusCollectorRegistry(), chatBus: InProcessChatBus())
@@ -58,8 +58,8 @@ public struct ServerEnvironment: Sendable {
                 throw error
             }
             return ServerEnvironment(
-                configuration: configuration, storage: .postgres(store), users: PostgresUserRepository(store: store),
-                sessions: PostgresSessionRepository(store: store), classes: PostgresClassRepository(store: store),
+                configuration: configuration, storage: .postgres(store), users: SQLUserRepository(database: store.database),
+                sessions: SQLSessionRepository(database: store.database), classes: PostgresClassRepository(store: store),
                 images: images, imageRecords: PostgresImageRecordRepository(store: store, images: images),
                 chats: PostgresChatRepository(store: store), matches: PostgresMatchRepository(store: store),
                 alerts: PostgresAlertRepository(store: store), metrics: PrometheusCollectorRegistry(),

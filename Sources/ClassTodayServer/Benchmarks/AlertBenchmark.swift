@@ -37,7 +37,7 @@ public struct AlertBenchmark: Sendable {
     /// the other half once every alert is stored, through the same repository call.
     public func run(progress: @escaping @Sendable (Int, Int) -> Void) async throws -> [String] {
         var data = SyntheticData(seed: options.seed)
-        let users = SQLiteUserRepository(store: store)
+        let users = SQLUserRepository(database: store.database)
         var userIds: [String] = []
         for index in 0..<1000 {
             let user = data.user(index: index)

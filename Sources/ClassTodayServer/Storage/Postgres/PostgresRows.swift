@@ -100,19 +100,6 @@ enum PostgresRows {
         Rating(average: count == 0 ? 0 : sum / Double(count), count: count)
     }
 
-    /// Decodes a `users` row.
-    static func user(_ row: PostgresRandomAccessRow) throws -> User {
-        User(
-            id: try row["id"].decode(String.self), email: try row["email"].decode(String.self),
-            nickname: try row["nickname"].decode(String.self), description: try row["description"].decode(String.self),
-            company: try row["company"].decode(String.self), subjects: StoredList.decode(try row["subjects"].decode(String.self)),
-            profileImageId: try row["profile_image_id"].decode(String?.self), location: try location(row),
-            keywordLocation: try row["keyword_location"].decode(String?.self),
-            detailLocation: try row["detail_location"].decode(String?.self),
-            rating: rating(sum: try row["rating_sum"].decode(Double.self), count: try row["rating_count"].decode(Int.self)),
-            createdAt: Date(millisecondsSince1970: try row["created_at"].decode(Int64.self)))
-    }
-
     /// Decodes a `chat_rooms` row.
     static func room(_ row: PostgresRandomAccessRow) throws -> ChatRoom {
         ChatRoom(

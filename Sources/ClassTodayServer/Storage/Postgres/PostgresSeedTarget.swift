@@ -27,10 +27,8 @@ struct PostgresSeedTarget: SeedTarget {
     }
 
     func insert(users: [User], passwordHash: String) async throws {
-        try await store.client.withTransaction(logger: logger) { connection in
-            for user in users {
-                try await connection.query(PostgresUserRepository.insertQuery(user, passwordHash: passwordHash), logger: logger)
-            }
+        try await store.database.transaction { db in
+            for user in users { try await SQLUserRepository.insert(user, passwordHash: passwordHash, db) }
         }
     }
 

@@ -30,8 +30,8 @@ struct SQLiteSeedTarget: SeedTarget {
     }
 
     func insert(users: [User], passwordHash: String) async throws {
-        try await writer.write { db in
-            for user in users { try SQLiteUserRepository.insertRow(user, passwordHash: passwordHash, db) }
+        try await SQLiteDatabase(pool: writer).transaction { db in
+            for user in users { try await SQLUserRepository.insert(user, passwordHash: passwordHash, db) }
         }
     }
 
