@@ -46,7 +46,7 @@ public struct ServerEnvironment: Sendable {
             return ServerEnvironment(
                 configuration: configuration, storage: .sqlite(store), users: SQLUserRepository(database: store.database),
                 sessions: SQLSessionRepository(database: store.database), classes: SQLiteClassRepository(store: store),
-                images: images, imageRecords: SQLiteImageRecordRepository(store: store, images: images),
+                images: images, imageRecords: SQLImageRecordRepository(database: store.database, images: images),
                 chats: SQLiteChatRepository(store: store), matches: SQLiteMatchRepository(store: store),
                 alerts: SQLiteAlertRepository(store: store), metrics: PrometheusCollectorRegistry(), chatBus: InProcessChatBus())
         case .postgres(let url):
@@ -60,7 +60,7 @@ public struct ServerEnvironment: Sendable {
             return ServerEnvironment(
                 configuration: configuration, storage: .postgres(store), users: SQLUserRepository(database: store.database),
                 sessions: SQLSessionRepository(database: store.database), classes: PostgresClassRepository(store: store),
-                images: images, imageRecords: PostgresImageRecordRepository(store: store, images: images),
+                images: images, imageRecords: SQLImageRecordRepository(database: store.database, images: images),
                 chats: PostgresChatRepository(store: store), matches: PostgresMatchRepository(store: store),
                 alerts: PostgresAlertRepository(store: store), metrics: PrometheusCollectorRegistry(),
                 chatBus: PostgresChatBus(store: store, logger: logger))

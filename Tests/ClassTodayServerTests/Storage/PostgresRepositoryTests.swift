@@ -93,7 +93,7 @@ struct PostgresRepositoryTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pg-images-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let disk = try DiskImageRepository(root: folder)
-        let images = PostgresImageRecordRepository(store: store, images: disk)
+        let images = SQLImageRecordRepository(database: store.database, images: disk)
         let userRepository = SQLUserRepository(database: store.database)
         let (owner, stranger) = (try await Self.makeUser(userRepository, "o"), try await Self.makeUser(userRepository, "x"))
         let old = Self.now() - 3600
@@ -117,7 +117,7 @@ struct PostgresRepositoryTests {
         await #expect(throws: DomainError.notFound("image")) { try await images.delete(id: first.id, by: owner.id) }
 
         #expect(try await images.collectGarbage(uploadedBefore: old) == (0, 0))
-        let collected = try await PostgresImageRecordRepository(store: other, images: disk).collectGarbage(uploadedBefore: Self.now())
+        let collected = try await SQLImageRecordRepository(database: other.database, images: disk).collectGarbage(uploadedBefore: Self.now())
         #expect(collected == (1, 1))
         #expect(try await images.record(id: second.id) == nil)
         #expect(!disk.contains(sha256: second.sha256))

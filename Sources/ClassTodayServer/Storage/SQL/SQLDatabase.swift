@@ -54,6 +54,20 @@ public struct SQLDialect: Sendable {
         backend == .postgres ? "FOR NO KEY UPDATE" : ""
     }
 
+    /// `IN (...)` over `values`, bound as one JSON array: `WHERE id \(dialect.inList(ids))`.
+    public func inList(_ values: [String]) -> SQLStatement {
+        let json = StoredList.encodeStrings(values)
+        return backend == .postgres
+            ? "IN (SELECT jsonb_array_elements_text(\(json)::jsonb))"
+            : "IN (SELECT value FROM json_each(\(json)))"
+    }
+
+    /// A statement that waits for a lock on (`space`, hash of `key`) held until the transaction ends, on PostgreSQL
+    /// (an advisory lock); nil on SQLite, whose one writer excludes the others already.
+    public func transactionLock(space: Int, key: String) -> SQLStatement? {
+        backend == .postgres ? "SELECT pg_advisory_xact_lock(\(space)::int4, hashtext(\(key)))" : nil
+    }
+
     /// SQLite.
     public static let sqlite = SQLDialect(backend: .sqlite)
     /// PostgreSQL.
