@@ -67,14 +67,6 @@ public struct ServerEnvironment: Sendable {
         }
     }
 
-    /// The seeder for this storage.
-    private func seeder() -> Seeder {
-        switch storage {
-        case .sqlite(let store): Seeder(target: SQLiteSeedTarget(store: store))
-        case .postgres(let store): Seeder(target: PostgresSeedTarget(store: store))
-        }
-    }
-
     /// What must run beside the server for this storage: the PostgreSQL pool (closed last) and chat bus listener.
     var storageServices: [any Service] {
         switch storage {
@@ -83,28 +75,11 @@ public struct ServerEnvironment: Sendable {
         }
     }
 
-    /// Adds seeded users and listings until the database holds `users` and `classes` of them.
-    public func seed(users: Int, classes: Int, seed: UInt64, progress: @Sendable (Int, Int) -> Void) async throws {
-        let hash = try await PasswordHasher(cost: configuration.bcryptCost).hash(SeedDefaults.password)
-        try await seeder().seed(users: users, classes: classes, seed: seed, passwordHash: hash, progress: progress)
-    }
-
-    /// How many seeded users and listings the database holds.
-    public func seedCounts() async throws -> (users: Int, classes: Int) {
-        try await seeder().counts()
-    }
-
     /// One run of the background clean-up: expired sessions, then images nothing references any more.
     public func cleanUp(now: Date = Date()) async throws {
         try await sessions.deleteExpired(before: now)
         try await imageRecords.collectGarbage(uploadedBefore: now.addingTimeInterval(-configuration.unattachedImageGrace.seconds))
     }
-}
-
-/// Facts about seeded data that people need to use it.
-public enum SeedDefaults {
-    /// The password of every seeded user (emails are `user<N>@seed.classtoday.app`).
-    public static let password = "classtoday-seed"
 }
 
 /// Builds the whole server from its configuration: the one composition root, used by `serve` and the tests.

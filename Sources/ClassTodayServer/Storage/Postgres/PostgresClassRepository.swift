@@ -27,7 +27,7 @@ public struct PostgresClassRepository: ClassRepository {
     }
 
     /// Inserts a listing's row with its keyword tokens (not its images), inside the caller's transaction.
-    func insertRow(_ listing: ClassListing, _ connection: PostgresConnection) async throws {
+    package func insertRow(_ listing: ClassListing, _ connection: PostgresConnection) async throws {
         let values = ColumnValues(listing)
         try await connection.query("""
             INSERT INTO classes (id, type, name, description, days, days_mask, time, place, lat, lon, geohash,

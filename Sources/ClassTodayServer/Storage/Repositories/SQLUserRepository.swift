@@ -23,7 +23,7 @@ public struct SQLUserRepository: UserRepository {
     }
 
     /// Inserts a user's row (on its own, or inside the caller's transaction).
-    static func insert(_ user: User, passwordHash: String, _ executor: any SQLExecutor) async throws {
+    package static func insert(_ user: User, passwordHash: String, _ executor: any SQLExecutor) async throws {
         let created = user.createdAt.millisecondsSince1970
         try await executor.execute("""
             INSERT INTO users (id, email, email_normalized, password_hash, nickname, description, company, subjects,

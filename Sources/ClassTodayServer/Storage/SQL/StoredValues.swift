@@ -2,7 +2,7 @@ import ClassTodayCore
 import Foundation
 
 /// Lists of enum values stored as a JSON array of their raw values.
-enum StoredList {
+package enum StoredList {
     /// The JSON text of `values`.
     static func encode<Value: RawRepresentable<String>>(_ values: [Value]) -> String {
         encodeStrings(values.map(\.rawValue))
@@ -14,7 +14,7 @@ enum StoredList {
     }
 
     /// The JSON text of a list of strings.
-    static func encodeStrings(_ values: [String]) -> String {
+    package static func encodeStrings(_ values: [String]) -> String {
         let data = (try? JSONEncoder().encode(values)) ?? Data("[]".utf8)
         return String(decoding: data, as: UTF8.self)
     }

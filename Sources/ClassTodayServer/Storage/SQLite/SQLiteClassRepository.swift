@@ -22,7 +22,7 @@ public struct SQLiteClassRepository: ClassRepository {
     }
 
     /// Inserts a listing's row and its keyword tokens (not its images), inside the caller's transaction.
-    static func insertRow(_ listing: ClassListing, _ db: Database) throws {
+    package static func insertRow(_ listing: ClassListing, _ db: Database) throws {
         try db.cachedStatement(sql: """
             INSERT INTO classes (id, type, name, description, days, days_mask, time, place, lat, lon, geohash,
                 keyword_location, price, price_unit, subjects, subjects_mask, targets, targets_mask, capacity,

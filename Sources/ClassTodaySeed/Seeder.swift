@@ -1,8 +1,9 @@
 import ClassTodayCore
+import ClassTodayServer
 import Foundation
 
 /// A database that ``Seeder`` writes synthetic users and listings to, in large batches.
-protocol SeedTarget: Sendable {
+package protocol SeedTarget: Sendable {
     /// How many seeded users and listings the database holds.
     func counts() async throws -> (users: Int, classes: Int)
     /// The ids of the seeded users already stored, by normalized email.
@@ -16,17 +17,22 @@ protocol SeedTarget: Sendable {
 /// Fills a database with synthetic users and listings (``SyntheticData``) through the same row writers the
 /// repositories use, so that seeded rows are indistinguishable from real ones. Seeding is resumable: a second
 /// run adds only what is missing.
-struct Seeder: Sendable {
+package struct Seeder: Sendable {
     let target: any SeedTarget
 
+    /// A seeder writing to `target`.
+    package init(target: any SeedTarget) {
+        self.target = target
+    }
+
     /// How many seeded users and listings the database holds.
-    func counts() async throws -> (users: Int, classes: Int) {
+    package func counts() async throws -> (users: Int, classes: Int) {
         try await target.counts()
     }
 
     /// Adds seeded users until there are `users`, then seeded listings until there are `classes`, reporting
     /// `(done, total)` after each batch. Every seeded user's password is `passwordHash`'s password.
-    func seed(
+    package func seed(
         users userCount: Int, classes classCount: Int, seed: UInt64, passwordHash: String,
         batchSize: Int = 10_000, progress: @Sendable (Int, Int) -> Void
     ) async throws {

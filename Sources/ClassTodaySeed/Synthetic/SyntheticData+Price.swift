@@ -1,3 +1,4 @@
+import ClassTodayCore
 extension SyntheticData {
     /// Weights of `PriceUnit.allCases` (perHour, perProblem, perClass) for each ``ClassTemplates/Kind``.
     static let unitTables: [WeightedTable] = [

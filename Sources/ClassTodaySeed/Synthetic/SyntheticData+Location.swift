@@ -1,3 +1,5 @@
+import ClassTodayCore
+import ClassTodayServer
 import Foundation
 
 extension SyntheticData {

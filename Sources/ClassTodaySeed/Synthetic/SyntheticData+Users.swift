@@ -1,3 +1,4 @@
+import ClassTodayCore
 extension SyntheticData {
     /// A user: the unique email `user<index>@seed.classtoday.app`, a Korean nickname, a short introduction,
     /// one to three subjects, and a home near a city with its district name and a road address.

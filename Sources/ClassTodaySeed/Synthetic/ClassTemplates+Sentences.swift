@@ -1,3 +1,4 @@
+import ClassTodayCore
 extension ClassTemplates {
     /// Sentence pools for descriptions. Every sentence ends in punctuation, so that words of different
     /// sentences never run together in keyword search.

@@ -1,3 +1,5 @@
+import ClassTodayCore
+import ClassTodayServer
 import Foundation
 
 /// The South Korean cities synthetic data clusters around, with real coordinates (city halls and district

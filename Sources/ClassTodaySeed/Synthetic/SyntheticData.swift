@@ -1,3 +1,4 @@
+import ClassTodayCore
 /// A deterministic generator of realistic users and class listings for demos, seeding and load tests.
 ///
 /// Every value depends only on the seed and on the order of calls, so the same seed reproduces the same

@@ -1,3 +1,5 @@
+import ClassTodayCore
+import ClassTodayServer
 import Foundation
 
 /// A South Korean city that synthetic users and listings cluster around.

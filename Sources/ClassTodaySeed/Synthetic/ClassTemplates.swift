@@ -1,3 +1,4 @@
+import ClassTodayCore
 /// The vocabulary synthetic listings and users are written from: topics, sentence templates and name parts.
 ///
 /// Everything here is static data compiled once; generation only picks entries and appends strings.

@@ -1,5 +1,7 @@
+import ClassTodayCore
 import AsyncHTTPClient
 import ClassTodayServer
+import ClassTodaySeed
 import Foundation
 import HTTPTypes
 import HummingbirdWSClient
@@ -12,15 +14,19 @@ import Synchronization
 /// users, opens rooms, connects WebSockets, sends at a fixed rate and checks every delivery: lost, duplicated and
 /// out-of-order messages, send-to-delivery latency, and the server's resident memory per connection. Given several
 /// nodes, the two members of each room connect to different ones, so that every delivery crosses nodes.
-struct ChatBenchmark {
-    struct Options {
+public struct ChatBenchmark: Sendable {
+    /// What to run.
+    public struct Options: Sendable {
         /// The nodes' base URLs; REST setup goes to the first, memory is measured on the first.
-        var urls = ["http://127.0.0.1:8080"]
-        var connections = 5000
-        var rooms = 2500
-        var rate = 2000
-        var seconds = 60
-        var serverPID: Int32?
+        public var urls = ["http://127.0.0.1:8080"]
+        public var connections = 5000
+        public var rooms = 2500
+        public var rate = 2000
+        public var seconds = 60
+        public var serverPID: Int32?
+
+        /// The defaults: 5,000 connections over 2,500 rooms, 2,000 messages a second for 60 seconds.
+        public init() {}
     }
 
     /// One socket of the benchmark: which user, which room, and its outgoing frames.
@@ -72,7 +78,14 @@ struct ChatBenchmark {
     let http = HTTPClient.shared
     let logger: Logger
 
-    func run() async throws -> [String] {
+    /// A benchmark of `options`, logging to `logger`.
+    public init(options: Options, logger: Logger) {
+        self.options = options
+        self.logger = logger
+    }
+
+    /// Runs the benchmark and returns the report's lines.
+    public func run() async throws -> [String] {
         let pid = options.serverPID ?? Self.listeningProcess(port: URL(string: options.urls[0])?.port ?? 8080)
         let connections = try await setUp()
         let membersPerRoom = Dictionary(grouping: connections, by: \.roomId)

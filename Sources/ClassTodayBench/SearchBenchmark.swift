@@ -1,4 +1,6 @@
 import ClassTodayCore
+import ClassTodayServer
+import ClassTodaySeed
 import Foundation
 import GRDB
 import Logging

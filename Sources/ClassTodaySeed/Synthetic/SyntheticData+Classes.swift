@@ -1,3 +1,4 @@
+import ClassTodayCore
 extension SyntheticData {
     /// A valid class draft (it passes `ClassRules.check(_:creating: true, into:)`), written by a user the
     /// caller picks: buy or sell (slightly more sell), a Korean name and a two-to-four sentence description

@@ -1,14 +1,20 @@
 import ClassTodayCore
+import ClassTodayServer
 import Foundation
 import Logging
 import PostgresNIO
 
 /// Where ``Seeder`` writes in a PostgreSQL database: one transaction per batch, through the repositories' row writers.
-struct PostgresSeedTarget: SeedTarget {
+package struct PostgresSeedTarget: SeedTarget {
+    /// A target over an open, migrated store.
+    package init(store: PostgresStore) {
+        self.store = store
+    }
+
     let store: PostgresStore
     let logger = Logger(label: "classtoday.postgres.seed")
 
-    func counts() async throws -> (users: Int, classes: Int) {
+    package func counts() async throws -> (users: Int, classes: Int) {
         let pattern = "%@" + SyntheticData.emailDomain
         let rows = try await store.client.query("""
             SELECT (SELECT COUNT(*) FROM users WHERE email LIKE \(pattern)),
@@ -18,7 +24,7 @@ struct PostgresSeedTarget: SeedTarget {
         return (0, 0)
     }
 
-    func seededUserIds() async throws -> [String: String] {
+    package func seededUserIds() async throws -> [String: String] {
         var ids: [String: String] = [:]
         let rows = try await store.client.query(
             "SELECT email_normalized, id FROM users WHERE email LIKE \("%@" + SyntheticData.emailDomain)", logger: logger)
@@ -26,13 +32,13 @@ struct PostgresSeedTarget: SeedTarget {
         return ids
     }
 
-    func insert(users: [User], passwordHash: String) async throws {
+    package func insert(users: [User], passwordHash: String) async throws {
         try await store.database.transaction { db in
             for user in users { try await SQLUserRepository.insert(user, passwordHash: passwordHash, db) }
         }
     }
 
-    func insert(listings: [ClassListing]) async throws {
+    package func insert(listings: [ClassListing]) async throws {
         let repository = PostgresClassRepository(store: store)
         try await store.client.withTransaction(logger: logger) { connection in
             for listing in listings { try await repository.insertRow(listing, connection) }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import ClassTodayCore
+import ClassTodayCore
+@testable import ClassTodaySeed
 
 @Suite("SyntheticData content")
 struct SyntheticContentTests {

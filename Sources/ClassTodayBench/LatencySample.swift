@@ -1,3 +1,6 @@
+import ClassTodayCore
+import ClassTodayServer
+import ClassTodaySeed
 import Foundation
 
 /// Latencies of repeated runs of one kind (a query kind, a chat delivery), summarised as the benchmarks report them.

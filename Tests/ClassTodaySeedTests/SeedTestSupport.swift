@@ -1,5 +1,6 @@
 import Foundation
-@testable import ClassTodayCore
+import ClassTodayCore
+@testable import ClassTodaySeed
 
 /// Helpers shared by the synthetic-data tests.
 enum SeedTestSupport {

@@ -1,3 +1,4 @@
+import ClassTodayCore
 extension ClassTemplates {
     /// Parts that composed class names are built from: `[prefix] word suffix`.
     enum Names {

@@ -1,3 +1,4 @@
+import ClassTodayCore
 extension SyntheticData {
     /// Optional sentences a description may add after its opening, in the order they appear.
     enum Extra: Int, CaseIterable {

@@ -1,17 +1,20 @@
 import ClassTodayCore
+import ClassTodayServer
 import Foundation
 import GRDB
 
 /// Where ``Seeder`` writes in an SQLite database: one transaction per batch, through the repositories' row writers.
-struct SQLiteSeedTarget: SeedTarget {
+package struct SQLiteSeedTarget: SeedTarget {
     let writer: DatabasePool
+    let database: SQLiteDatabase
 
     /// A target over an open, migrated store.
-    init(store: SQLiteStore) {
+    package init(store: SQLiteStore) {
         self.writer = store.writer
+        self.database = store.database
     }
 
-    func counts() async throws -> (users: Int, classes: Int) {
+    package func counts() async throws -> (users: Int, classes: Int) {
         try await writer.read { db in
             let users = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM users WHERE email LIKE ?", arguments: ["%@" + SyntheticData.emailDomain]) ?? 0
             let classes = try Int.fetchOne(db, sql: """
@@ -21,7 +24,7 @@ struct SQLiteSeedTarget: SeedTarget {
         }
     }
 
-    func seededUserIds() async throws -> [String: String] {
+    package func seededUserIds() async throws -> [String: String] {
         try await writer.read { db in
             try Dictionary(uniqueKeysWithValues: Row.fetchAll(
                 db, sql: "SELECT id, email_normalized FROM users WHERE email LIKE ?", arguments: ["%@" + SyntheticData.emailDomain]
@@ -29,13 +32,13 @@ struct SQLiteSeedTarget: SeedTarget {
         }
     }
 
-    func insert(users: [User], passwordHash: String) async throws {
-        try await SQLiteDatabase(pool: writer).transaction { db in
+    package func insert(users: [User], passwordHash: String) async throws {
+        try await database.transaction { db in
             for user in users { try await SQLUserRepository.insert(user, passwordHash: passwordHash, db) }
         }
     }
 
-    func insert(listings: [ClassListing]) async throws {
+    package func insert(listings: [ClassListing]) async throws {
         try await writer.write { db in
             for listing in listings { try SQLiteClassRepository.insertRow(listing, db) }
         }

@@ -1,3 +1,4 @@
+import ClassTodayCore
 extension SyntheticData {
     /// Common day patterns: 월수, 화목, 월수금, 토, 일, 주말, 금, 화, none fixed.
     static let dayPatterns: [[Weekday]] = [

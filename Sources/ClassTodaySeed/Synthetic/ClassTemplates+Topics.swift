@@ -1,3 +1,4 @@
+import ClassTodayCore
 extension ClassTemplates {
     /// How often each subject is the main subject of a listing, in `Subject.allCases` order
     /// (korean, math, english, science, society, language, major, computer, hobby).
