@@ -50,7 +50,7 @@ public struct PostgresAlertRepository: AlertRepository {
                 owner = userId
             }
             guard let owner else { throw DomainError.notFound("alert") }
-            guard owner == userId else { throw DomainError.forbidden("only the alert's owner may delete it") }
+            try Alert.checkOwner(owner, is: userId)
             try await connection.query("DELETE FROM alerts WHERE id = \(id)", logger: logger)
         }
     }

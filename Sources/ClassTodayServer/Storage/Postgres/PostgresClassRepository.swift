@@ -52,7 +52,7 @@ public struct PostgresClassRepository: ClassRepository {
         try await PostgresRows.transaction(client, logger: logger) { connection in
             try await lockRow(id: id, connection)
             var listing = try await fetchView(id: id, viewerId: userId, connection).listing
-            guard listing.writerId == userId else { throw DomainError.forbidden("only the writer may change this class") }
+            try ClassRules.checkWriter(of: listing, is: userId, to: "change")
             let before = listing
             try change(&listing)
             if listing.imageIds != before.imageIds {
@@ -88,7 +88,7 @@ public struct PostgresClassRepository: ClassRepository {
         try await PostgresRows.transaction(client, logger: logger) { connection in
             try await lockRow(id: id, connection)
             let listing = try await fetchView(id: id, viewerId: userId, connection).listing
-            guard listing.writerId == userId else { throw DomainError.forbidden("only the writer may delete this class") }
+            try ClassRules.checkWriter(of: listing, is: userId, to: "delete")
             let now = Date().millisecondsSince1970
             // The row stays (closed, marked deleted) so that chat rooms and matches keep their class summary.
             try await connection.query("""

@@ -45,7 +45,7 @@ public struct SQLiteAlertRepository: AlertRepository {
             guard let owner = try String.fetchOne(db, sql: "SELECT user_id FROM alerts WHERE id = ?", arguments: [id]) else {
                 throw DomainError.notFound("alert")
             }
-            guard owner == userId else { throw DomainError.forbidden("only the alert's owner may delete it") }
+            try Alert.checkOwner(owner, is: userId)
             try db.execute(sql: "DELETE FROM alerts WHERE id = ?", arguments: [id])
         }
     }

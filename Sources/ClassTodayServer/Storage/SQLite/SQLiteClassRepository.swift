@@ -45,7 +45,7 @@ public struct SQLiteClassRepository: ClassRepository {
     public func update(id: String, by userId: String, _ change: @Sendable (inout ClassListing) throws -> Void) async throws -> ClassView {
         try await writer.write { db in
             var listing = try Self.fetchView(id: id, viewerId: userId, db).listing
-            guard listing.writerId == userId else { throw DomainError.forbidden("only the writer may change this class") }
+            try ClassRules.checkWriter(of: listing, is: userId, to: "change")
             let before = listing
             try change(&listing)
             if listing.imageIds != before.imageIds {
@@ -74,7 +74,7 @@ public struct SQLiteClassRepository: ClassRepository {
     public func delete(id: String, by userId: String) async throws {
         try await writer.write { db in
             let listing = try Self.fetchView(id: id, viewerId: userId, db).listing
-            guard listing.writerId == userId else { throw DomainError.forbidden("only the writer may delete this class") }
+            try ClassRules.checkWriter(of: listing, is: userId, to: "delete")
             let now = Date().millisecondsSince1970
             // The row stays (closed, marked deleted) so that chat rooms and matches keep their class summary.
             try db.execute(sql: "UPDATE classes SET deleted_at = ?, updated_at = ?, status = 'closed', favorite_count = 0 WHERE id = ?",
