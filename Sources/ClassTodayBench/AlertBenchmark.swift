@@ -47,7 +47,7 @@ public struct AlertBenchmark: Sendable {
         }
         let total = options.alerts + options.classes
         let classes = SQLiteClassRepository(store: store)
-        let alertRepository = SQLiteAlertRepository(store: store)
+        let alertRepository = SQLAlertRepository(database: store.database)
         /// Creates classes one at a time, each followed by its fan-out (what ``AlertFanOut`` runs in the background),
         /// timing both apart: the creation is what the class's writer waits for.
         func createClasses(_ count: Int, offset: Int) async throws -> (create: LatencySample, fanOut: LatencySample, [ClassListing], Int) {

@@ -48,7 +48,7 @@ public struct ServerEnvironment: Sendable {
                 sessions: SQLSessionRepository(database: store.database), classes: SQLiteClassRepository(store: store),
                 images: images, imageRecords: SQLImageRecordRepository(database: store.database, images: images),
                 chats: SQLiteChatRepository(store: store), matches: SQLiteMatchRepository(store: store),
-                alerts: SQLiteAlertRepository(store: store), metrics: PrometheusCollectorRegistry(), chatBus: InProcessChatBus())
+                alerts: SQLAlertRepository(database: store.database), metrics: PrometheusCollectorRegistry(), chatBus: InProcessChatBus())
         case .postgres(let url):
             let store = try PostgresStore.open(url: url, logger: logger)
             do {
@@ -62,7 +62,7 @@ public struct ServerEnvironment: Sendable {
                 sessions: SQLSessionRepository(database: store.database), classes: PostgresClassRepository(store: store),
                 images: images, imageRecords: SQLImageRecordRepository(database: store.database, images: images),
                 chats: PostgresChatRepository(store: store), matches: PostgresMatchRepository(store: store),
-                alerts: PostgresAlertRepository(store: store), metrics: PrometheusCollectorRegistry(),
+                alerts: SQLAlertRepository(database: store.database), metrics: PrometheusCollectorRegistry(),
                 chatBus: PostgresChatBus(store: store, logger: logger))
         }
     }

@@ -21,7 +21,7 @@ public struct PostgresClassRepository: ClassRepository {
             try await checkImages(listing.imageIds, ownedBy: listing.writerId, connection)
             try await insertRow(listing, connection)
             try await replaceImages(of: listing.id, with: listing.imageIds, connection)
-            try await PostgresAlertRepository.enqueue(classId: listing.id, at: listing.createdAt, connection, logger: logger)
+            try await connection.query(PostgresDatabase.query(AlertOutbox.enqueue(classId: listing.id, at: listing.createdAt)), logger: logger)
             return try await fetchView(id: listing.id, viewerId: listing.writerId, connection)
         }
     }
@@ -78,7 +78,7 @@ public struct PostgresClassRepository: ClassRepository {
                     """, logger: logger)
             }
             if listing.status == .open, before.status != .open {
-                try await PostgresAlertRepository.enqueue(classId: id, at: Date(), connection, logger: logger)
+                try await connection.query(PostgresDatabase.query(AlertOutbox.enqueue(classId: id, at: Date())), logger: logger)
             }
             return try await fetchView(id: id, viewerId: userId, connection)
         }

@@ -70,22 +70,26 @@ public struct PostgresDatabase: SQLDatabase {
         }
 
         private func run(_ statement: SQLStatement) async throws -> PostgresQueryResult {
-            var bindings = PostgresBindings(capacity: statement.values.count)
-            for value in statement.values {
-                switch value {
-                case .null: bindings.appendNull()
-                case .integer(let integer): bindings.append(integer)
-                case .real(let real): bindings.append(real)
-                case .text(let text): bindings.append(text)
-                }
-            }
-            let query = PostgresQuery(unsafeSQL: PostgresDatabase.numberPlaceholders(statement.sql), binds: bindings)
             do {
-                return try await connection.query(query, logger: logger).get()
+                return try await connection.query(PostgresDatabase.query(statement), logger: logger).get()
             } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
                 throw SQLUniqueViolation()
             }
         }
+    }
+
+    /// `statement` as postgres-nio runs it; also the bridge for repositories not yet written on the seam.
+    static func query(_ statement: SQLStatement) -> PostgresQuery {
+        var bindings = PostgresBindings(capacity: statement.values.count)
+        for value in statement.values {
+            switch value {
+            case .null: bindings.appendNull()
+            case .integer(let integer): bindings.append(integer)
+            case .real(let real): bindings.append(real)
+            case .text(let text): bindings.append(text)
+            }
+        }
+        return PostgresQuery(unsafeSQL: numberPlaceholders(statement.sql), binds: bindings)
     }
 
     /// A cell as the seam reads it: integers, floating point and booleans as numbers, text as text, anything else

@@ -65,7 +65,7 @@ public struct PostgresMatchRepository: MatchRepository {
                     WHERE id = \(current.classId)
                     """, logger: logger)
                 if seats.reopened {
-                    try await PostgresAlertRepository.enqueue(classId: current.classId, at: date, connection, logger: logger)
+                    try await connection.query(PostgresDatabase.query(AlertOutbox.enqueue(classId: current.classId, at: date)), logger: logger)
                 }
             }
             try await connection.query(

@@ -4,7 +4,7 @@ import Foundation
 /// Image records, on either backend. Committing and removing image files happens inside the same transactions as
 /// the records, so that the garbage collector and an upload of the same bytes can never leave a record without its
 /// file. On PostgreSQL several nodes share the files' folder: a transaction-scoped lock per content hash
-/// (``SQLDialect/lockContent(_:)``) stands in for SQLite's single writer, held by an upload from its insert until its
+/// (``SQLDialect/transactionLock(space:key:)``) stands in for SQLite's single writer, held by an upload from its insert until its
 /// commit and taken by removal before it checks that no record names the hash.
 public struct SQLImageRecordRepository: ImageRecordRepository {
     private let database: any SQLDatabase
@@ -55,7 +55,7 @@ public struct SQLImageRecordRepository: ImageRecordRepository {
                 """).map { try $0["id"] }
             guard !candidates.isEmpty else { return (0, 0) }
             let hashes: [String] = try await db.rows("""
-                DELETE FROM images WHERE id \(db.dialect.inList(candidates)) AND \(raw: Self.unreferenced) RETURNING sha256
+                DELETE FROM images WHERE id IN \(db.dialect.list(candidates)) AND \(raw: Self.unreferenced) RETURNING sha256
                 """).map { try $0["sha256"] }
             let files = try await removeUnnamedFiles(Set(hashes), db)
             return (hashes.count, files)

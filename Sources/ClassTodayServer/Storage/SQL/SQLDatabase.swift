@@ -54,12 +54,33 @@ public struct SQLDialect: Sendable {
         backend == .postgres ? "FOR NO KEY UPDATE" : ""
     }
 
-    /// `IN (...)` over `values`, bound as one JSON array: `WHERE id \(dialect.inList(ids))`.
-    public func inList(_ values: [String]) -> SQLStatement {
+    /// A subquery of one `value` column holding `values`, bound as one JSON array: `WHERE id IN \(dialect.list(ids))`,
+    /// or a row source `FROM \(dialect.list(cells)) cell`.
+    public func list(_ values: [String]) -> SQLStatement {
         let json = StoredList.encodeStrings(values)
         return backend == .postgres
-            ? "IN (SELECT jsonb_array_elements_text(\(json)::jsonb))"
-            : "IN (SELECT value FROM json_each(\(json)))"
+            ? "(SELECT jsonb_array_elements_text(\(json)::jsonb) AS value)"
+            : "(SELECT value FROM json_each(\(json)))"
+    }
+
+    /// Like ``lockForUpdate``, skipping rows another transaction holds instead of waiting (a queue several nodes
+    /// take from).
+    public var lockSkippingLocked: String {
+        backend == .postgres ? "FOR UPDATE SKIP LOCKED" : ""
+    }
+
+    /// The literals of a boolean column (PostgreSQL's `boolean`, SQLite's 0 and 1).
+    public var trueLiteral: String { backend == .postgres ? "true" : "1" }
+    /// See ``trueLiteral``.
+    public var falseLiteral: String { backend == .postgres ? "false" : "0" }
+
+    /// The haversine distance in meters between two points given as SQL expressions (columns, or columns of a
+    /// subquery: an expression may appear several times), NULL when a coordinate is NULL; it agrees with
+    /// ``Haversine/distance(_:_:)`` (SQLite calls it, PostgreSQL evaluates the same operations).
+    public func distance(lat1: String, lon1: String, lat2: String, lon2: String) -> String {
+        backend == .postgres
+            ? PostgresClassViewQuery.haversineSQL(lat1: lat1, lon1: lon1, lat2: lat2, lon2: lon2)
+            : "ct_distance(\(lat1), \(lon1), \(lat2), \(lon2))"
     }
 
     /// A statement that waits for a lock on (`space`, hash of `key`) held until the transaction ends, on PostgreSQL

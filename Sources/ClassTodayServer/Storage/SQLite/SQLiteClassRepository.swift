@@ -16,7 +16,7 @@ public struct SQLiteClassRepository: ClassRepository {
             try Self.checkImages(listing.imageIds, ownedBy: listing.writerId, db)
             try Self.insertRow(listing, db)
             try Self.replaceImages(of: listing.id, with: listing.imageIds, db)
-            try SQLiteAlertRepository.enqueue(classId: listing.id, at: listing.createdAt, db)
+            try db.execute(AlertOutbox.enqueue(classId: listing.id, at: listing.createdAt))
             return try Self.fetchView(id: listing.id, viewerId: listing.writerId, db)
         }
     }
@@ -65,7 +65,7 @@ public struct SQLiteClassRepository: ClassRepository {
                 try Self.indexKeywords(of: listing, db)
             }
             if listing.status == .open, before.status != .open {
-                try SQLiteAlertRepository.enqueue(classId: id, at: Date(), db)
+                try db.execute(AlertOutbox.enqueue(classId: id, at: Date()))
             }
             return try Self.fetchView(id: id, viewerId: userId, db)
         }

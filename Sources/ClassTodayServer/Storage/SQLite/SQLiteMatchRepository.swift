@@ -51,7 +51,7 @@ public struct SQLiteMatchRepository: MatchRepository {
                 try db.execute(sql: "UPDATE classes SET seats_taken = ?, status = ?, updated_at = ? WHERE id = ?",
                                arguments: [seats.seatsTaken, seats.status.rawValue, date.millisecondsSince1970, current.classId])
                 if seats.reopened {
-                    try SQLiteAlertRepository.enqueue(classId: current.classId, at: date, db)
+                    try db.execute(AlertOutbox.enqueue(classId: current.classId, at: date))
                 }
             }
             try db.execute(sql: "UPDATE matches SET status = ?, updated_at = ? WHERE id = ?",
