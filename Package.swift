@@ -68,17 +68,44 @@ let package = Package(
             resources: [.copy("Resources/openapi.json")],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "ClassTodaySeed",
+            dependencies: [
+                "ClassTodayCore",
+                "ClassTodayServer",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "ClassTodayBench",
+            dependencies: [
+                "ClassTodayCore",
+                "ClassTodayServer",
+                "ClassTodaySeed",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "classtoday",
             dependencies: [
                 "ClassTodayServer",
+                "ClassTodaySeed",
+                "ClassTodayBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -94,9 +121,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "ClassTodaySeedTests",
+            dependencies: ["ClassTodayCore", "ClassTodaySeed", "ClassTodayTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "ClassTodayServerTests",
             dependencies: [
                 "ClassTodayServer",
+                "ClassTodaySeed",
                 "ClassTodayTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

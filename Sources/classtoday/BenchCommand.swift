@@ -1,4 +1,6 @@
 import ArgumentParser
+import ClassTodayBench
+import ClassTodaySeed
 import ClassTodayServer
 import Foundation
 import Logging

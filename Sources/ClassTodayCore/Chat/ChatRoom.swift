@@ -45,6 +45,11 @@ public struct ChatRoom: Sendable, Hashable {
         userId == sellerId || userId == buyerId
     }
 
+    /// Throws ``DomainError/forbidden(_:)`` unless `userId` is a member: "only the room's members may `action`".
+    public func checkMember(_ userId: String, to action: String) throws(DomainError) {
+        guard isMember(userId) else { throw .forbidden("only the room's members may \(action)") }
+    }
+
     /// The other member, for a member.
     public func counterpart(of userId: String) -> String {
         userId == sellerId ? buyerId : sellerId

@@ -39,8 +39,13 @@ public struct ClassDraft: Sendable, Hashable {
     }
 }
 
-/// The rules a listing's fields must satisfy.
+/// The rules a listing's fields must satisfy, and who may change it.
 public enum ClassRules {
+    /// Throws ``DomainError/forbidden(_:)`` unless `userId` wrote `listing`: "only the writer may `action` this class".
+    public static func checkWriter(of listing: ClassListing, is userId: String, to action: String) throws(DomainError) {
+        guard listing.writerId == userId else { throw .forbidden("only the writer may \(action) this class") }
+    }
+
     /// Accepted name lengths.
     public static let nameLength = 1...100
     /// Accepted description lengths.

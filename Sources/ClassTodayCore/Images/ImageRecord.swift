@@ -69,6 +69,14 @@ public protocol ImageRepository: Sendable {
     func remove(sha256: String) throws
 }
 
+/// Who may do what with an image.
+public enum ImageRules {
+    /// Throws ``DomainError/forbidden(_:)`` unless `userId` uploaded `record`.
+    public static func checkDeletion(of record: ImageRecord, by userId: String) throws(DomainError) {
+        guard record.uploaderId == userId else { throw .forbidden("only the uploader may delete this image") }
+    }
+}
+
 /// Stores image records, keeping their files in an ``ImageRepository``. Implementations are named after their backend.
 public protocol ImageRecordRepository: Sendable {
     /// Records `record` and commits its prepared bytes, in one transaction.

@@ -120,3 +120,10 @@ public struct Alert: Sendable, Hashable {
         return !Set(values).isDisjoint(with: listingValues)
     }
 }
+
+extension Alert {
+    /// Throws ``DomainError/forbidden(_:)`` unless `userId` is `ownerId`, the user who saved the alert.
+    public static func checkOwner(_ ownerId: String, is userId: String) throws(DomainError) {
+        guard ownerId == userId else { throw .forbidden("only the alert's owner may delete it") }
+    }
+}

@@ -154,13 +154,28 @@ public struct Match: Sendable, Hashable {
         id: String, roomId: String, classId: String, sellerId: String, buyerId: String, by proposerId: String,
         terms: MatchTerms, at date: Date
     ) throws(DomainError) -> Match {
-        guard proposerId == sellerId || proposerId == buyerId else {
-            throw .forbidden("only a member of the chat room can propose a match")
-        }
+        try checkProposer(proposerId, sellerId: sellerId, buyerId: buyerId)
         return Match(
             id: id, roomId: roomId, classId: classId, sellerId: sellerId, buyerId: buyerId, status: .proposed,
             proposedBy: proposerId, terms: terms, createdAt: date, updatedAt: date
         )
+    }
+
+    /// Throws ``DomainError/forbidden(_:)`` unless `proposerId` is the seller or the buyer of the room: checked
+    /// before anything else of a proposal is read, and again by ``propose(id:roomId:classId:sellerId:buyerId:by:terms:at:)``.
+    public static func checkProposer(_ proposerId: String, sellerId: String, buyerId: String) throws(DomainError) {
+        guard proposerId == sellerId || proposerId == buyerId else {
+            throw .forbidden("only a member of the chat room can propose a match")
+        }
+    }
+
+    /// The member `reviewerId` reviews: the other member of a completed match.
+    ///
+    /// - Throws: ``DomainError/forbidden(_:)`` for anyone but a member, ``DomainError/conflict(_:)`` before completion.
+    public func reviewee(of reviewerId: String) throws(DomainError) -> String {
+        guard let reviewee = counterpart(of: reviewerId) else { throw .forbidden("only the match's members may review it") }
+        guard status == .completed else { throw .conflict("a match can be reviewed once it is completed") }
+        return reviewee
     }
 
     /// The two members, seller first.

@@ -44,11 +44,11 @@ public struct ServerEnvironment: Sendable {
             let store = try SQLiteStore.open(path: path, durableCommits: configuration.durableCommits)
             try await store.migrate(try migrations("sqlite"), logger: logger)
             return ServerEnvironment(
-                configuration: configuration, storage: .sqlite(store), users: SQLiteUserRepository(store: store),
-                sessions: SQLiteSessionRepository(store: store), classes: SQLiteClassRepository(store: store),
-                images: images, imageRecords: SQLiteImageRecordRepository(store: store, images: images),
+                configuration: configuration, storage: .sqlite(store), users: SQLUserRepository(database: store.database),
+                sessions: SQLSessionRepository(database: store.database), classes: SQLiteClassRepository(store: store),
+                images: images, imageRecords: SQLImageRecordRepository(database: store.database, images: images),
                 chats: SQLiteChatRepository(store: store), matches: SQLiteMatchRepository(store: store),
-                alerts: SQLiteAlertRepository(store: store), metrics: PrometheusCollectorRegistry(), chatBus: InProcessChatBus())
+                alerts: SQLAlertRepository(database: store.database), metrics: PrometheusCollectorRegistry(), chatBus: InProcessChatBus())
         case .postgres(let url):
             let store = try PostgresStore.open(url: url, logger: logger)
             do {
@@ -58,20 +58,12 @@ public struct ServerEnvironment: Sendable {
                 throw error
             }
             return ServerEnvironment(
-                configuration: configuration, storage: .postgres(store), users: PostgresUserRepository(store: store),
-                sessions: PostgresSessionRepository(store: store), classes: PostgresClassRepository(store: store),
-                images: images, imageRecords: PostgresImageRecordRepository(store: store, images: images),
+                configuration: configuration, storage: .postgres(store), users: SQLUserRepository(database: store.database),
+                sessions: SQLSessionRepository(database: store.database), classes: PostgresClassRepository(store: store),
+                images: images, imageRecords: SQLImageRecordRepository(database: store.database, images: images),
                 chats: PostgresChatRepository(store: store), matches: PostgresMatchRepository(store: store),
-                alerts: PostgresAlertRepository(store: store), metrics: PrometheusCollectorRegistry(),
+                alerts: SQLAlertRepository(database: store.database), metrics: PrometheusCollectorRegistry(),
                 chatBus: PostgresChatBus(store: store, logger: logger))
-        }
-    }
-
-    /// The seeder for this storage.
-    private func seeder() -> Seeder {
-        switch storage {
-        case .sqlite(let store): Seeder(target: SQLiteSeedTarget(store: store))
-        case .postgres(let store): Seeder(target: PostgresSeedTarget(store: store))
         }
     }
 
@@ -83,28 +75,11 @@ public struct ServerEnvironment: Sendable {
         }
     }
 
-    /// Adds seeded users and listings until the database holds `users` and `classes` of them.
-    public func seed(users: Int, classes: Int, seed: UInt64, progress: @Sendable (Int, Int) -> Void) async throws {
-        let hash = try await PasswordHasher(cost: configuration.bcryptCost).hash(SeedDefaults.password)
-        try await seeder().seed(users: users, classes: classes, seed: seed, passwordHash: hash, progress: progress)
-    }
-
-    /// How many seeded users and listings the database holds.
-    public func seedCounts() async throws -> (users: Int, classes: Int) {
-        try await seeder().counts()
-    }
-
     /// One run of the background clean-up: expired sessions, then images nothing references any more.
     public func cleanUp(now: Date = Date()) async throws {
         try await sessions.deleteExpired(before: now)
         try await imageRecords.collectGarbage(uploadedBefore: now.addingTimeInterval(-configuration.unattachedImageGrace.seconds))
     }
-}
-
-/// Facts about seeded data that people need to use it.
-public enum SeedDefaults {
-    /// The password of every seeded user (emails are `user<N>@seed.classtoday.app`).
-    public static let password = "classtoday-seed"
 }
 
 /// Builds the whole server from its configuration: the one composition root, used by `serve` and the tests.

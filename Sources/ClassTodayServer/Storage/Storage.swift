@@ -7,6 +7,14 @@ public enum Storage: Sendable {
     /// A PostgreSQL server.
     case postgres(PostgresStore)
 
+    /// The backend seam the repositories run on.
+    public var database: any SQLDatabase {
+        switch self {
+        case .sqlite(let store): store.database
+        case .postgres(let store): store.database
+        }
+    }
+
     /// Whether the database answers a trivial query.
     public func isHealthy() async -> Bool {
         switch self {

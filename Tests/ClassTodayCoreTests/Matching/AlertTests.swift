@@ -144,23 +144,6 @@ struct AlertTests {
         #expect(noKeyword && !punctuation && repeated)
     }
 
-    /// Checks the synthetic alerts the benchmark stores: deterministic, each waiting for something, valid.
-    @Test("synthetic alerts name a subject or a keyword and pass validation")
-    func syntheticAlerts() {
-        var first = SyntheticData(seed: 7)
-        var second = SyntheticData(seed: 7)
-        for index in 0..<500 {
-            let alert = first.alert(id: "a\(index)", userId: "u", at: MatchingTestSupport.date)
-            let again = second.alert(id: "a\(index)", userId: "u", at: MatchingTestSupport.date)
-            #expect(alert.center == again.center && alert.radius == again.radius && alert.query == again.query)
-            #expect(alert.subjects != nil || alert.query != nil)
-            var validator = FieldValidator()
-            Alert.check(lat: alert.center.lat, lon: alert.center.lon, radius: alert.radius, query: alert.query,
-                        maxPrice: alert.maxPrice, subjects: alert.subjects, into: &validator)
-            #expect(validator.errors.isEmpty)
-        }
-    }
-
     /// Checks request validation and the reported field names.
     @Test("validation of alert requests")
     func validation() {

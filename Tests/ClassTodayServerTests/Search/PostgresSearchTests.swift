@@ -232,7 +232,7 @@ struct PostgresSearchTests {
         let store = try await Self.openStore()
         defer { store.close() }
         let classes = PostgresClassRepository(store: store)
-        let repository = PostgresAlertRepository(store: store)
+        let repository = SQLAlertRepository(database: store.database)
         let users = try await Self.insertUsers(6, store)
         var random = SeededRandom(seed: 43)
         let centers = [GeoPoint(lat: 37.5665, lon: 126.9780), GeoPoint(lat: -16.5, lon: 179.98), GeoPoint(lat: 89.9, lon: 0)]

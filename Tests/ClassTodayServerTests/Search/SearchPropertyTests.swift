@@ -56,7 +56,7 @@ struct SearchPropertyTests {
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("classtoday-search-\(UUID().uuidString)").path
             let store = try SQLiteStore.open(path: folder + "/db.sqlite", durableCommits: false)
             try await store.migrate(try Migration.load(from: TestServer.migrationsDirectory + "/sqlite"), logger: Logger(label: "test"))
-            let users = SQLiteUserRepository(store: store)
+            let users = SQLUserRepository(database: store.database)
             var writers: [String] = []
             for index in 0..<5 {
                 writers.append(try await users.create(NewUser(email: "w\(index)@example.com", passwordHash: "x", nickname: "w\(index)"), at: Date()).id)

@@ -25,7 +25,7 @@ struct PostgresRepositoryTests {
     }
 
     /// A new user with a unique email.
-    static func makeUser(_ users: PostgresUserRepository, _ name: String) async throws -> User {
+    static func makeUser(_ users: SQLUserRepository, _ name: String) async throws -> User {
         try await users.create(NewUser(email: "\(name)-\(UUID().uuidString)@example.com", passwordHash: "hash", nickname: name), at: now())
     }
 
@@ -44,11 +44,11 @@ struct PostgresRepositoryTests {
     func users() async throws {
         let (store, other) = try await Self.openNodes()
         defer { store.close(); other.close() }
-        let users = PostgresUserRepository(store: store)
+        let users = SQLUserRepository(database: store.database)
         let created = try await users.create(NewUser(email: " Kim@Example.com ", passwordHash: "h1", nickname: "kim"), at: Self.now())
         #expect(created.email == "Kim@Example.com")
         await #expect(throws: DomainError.conflict("an account with this email already exists")) {
-            try await PostgresUserRepository(store: other).create(NewUser(email: "KIM@example.COM", passwordHash: "h2", nickname: "k"), at: Self.now())
+            try await SQLUserRepository(database: other.database).create(NewUser(email: "KIM@example.COM", passwordHash: "h2", nickname: "k"), at: Self.now())
         }
         #expect(try await users.credentials(email: "kim@EXAMPLE.com") == UserCredentials(userId: created.id, passwordHash: "h1"))
         #expect(try await users.credentials(email: "lee@example.com") == nil)
@@ -71,8 +71,8 @@ struct PostgresRepositoryTests {
     func sessions() async throws {
         let (store, other) = try await Self.openNodes()
         defer { store.close(); other.close() }
-        let user = try await Self.makeUser(PostgresUserRepository(store: store), "s")
-        let sessions = PostgresSessionRepository(store: store)
+        let user = try await Self.makeUser(SQLUserRepository(database: store.database), "s")
+        let sessions = SQLSessionRepository(database: store.database)
         let start = Self.now()
         try await sessions.create(Session(tokenHash: "a", userId: user.id, createdAt: start, expiresAt: start + 60))
         try await sessions.create(Session(tokenHash: "b", userId: user.id, createdAt: start, expiresAt: start + 120))
@@ -93,8 +93,8 @@ struct PostgresRepositoryTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pg-images-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let disk = try DiskImageRepository(root: folder)
-        let images = PostgresImageRecordRepository(store: store, images: disk)
-        let userRepository = PostgresUserRepository(store: store)
+        let images = SQLImageRecordRepository(database: store.database, images: disk)
+        let userRepository = SQLUserRepository(database: store.database)
         let (owner, stranger) = (try await Self.makeUser(userRepository, "o"), try await Self.makeUser(userRepository, "x"))
         let old = Self.now() - 3600
         func upload() async throws -> ImageRecord {
@@ -117,7 +117,7 @@ struct PostgresRepositoryTests {
         await #expect(throws: DomainError.notFound("image")) { try await images.delete(id: first.id, by: owner.id) }
 
         #expect(try await images.collectGarbage(uploadedBefore: old) == (0, 0))
-        let collected = try await PostgresImageRecordRepository(store: other, images: disk).collectGarbage(uploadedBefore: Self.now())
+        let collected = try await SQLImageRecordRepository(database: other.database, images: disk).collectGarbage(uploadedBefore: Self.now())
         #expect(collected == (1, 1))
         #expect(try await images.record(id: second.id) == nil)
         #expect(!disk.contains(sha256: second.sha256))
@@ -127,7 +127,7 @@ struct PostgresRepositoryTests {
     func concurrentAppends() async throws {
         let (store, other) = try await Self.openNodes()
         defer { store.close(); other.close() }
-        let userRepository = PostgresUserRepository(store: store)
+        let userRepository = SQLUserRepository(database: store.database)
         let (seller, buyer) = (try await Self.makeUser(userRepository, "seller"), try await Self.makeUser(userRepository, "buyer"))
         let classId = try await Self.insertClass(store, writerId: seller.id)
         let chats = [PostgresChatRepository(store: store), PostgresChatRepository(store: other)]
@@ -190,7 +190,7 @@ struct PostgresRepositoryTests {
     func lastSeat() async throws {
         let (store, other) = try await Self.openNodes()
         defer { store.close(); other.close() }
-        let userRepository = PostgresUserRepository(store: store)
+        let userRepository = SQLUserRepository(database: store.database)
         let seller = try await Self.makeUser(userRepository, "seller")
         let buyers = [try await Self.makeUser(userRepository, "b1"), try await Self.makeUser(userRepository, "b2")]
         let chat = PostgresChatRepository(store: store)
@@ -234,7 +234,7 @@ struct PostgresRepositoryTests {
     func reviewOnce() async throws {
         let (store, other) = try await Self.openNodes()
         defer { store.close(); other.close() }
-        let userRepository = PostgresUserRepository(store: store)
+        let userRepository = SQLUserRepository(database: store.database)
         let (seller, buyer) = (try await Self.makeUser(userRepository, "seller"), try await Self.makeUser(userRepository, "buyer"))
         let classId = try await Self.insertClass(store, writerId: seller.id, capacity: 2)
         let room = try await PostgresChatRepository(store: store).openRoom(classId: classId, userId: buyer.id, at: Self.now()).room

@@ -1,4 +1,5 @@
 import ClassTodayCore
+import ClassTodaySeed
 import Foundation
 import Logging
 import Testing

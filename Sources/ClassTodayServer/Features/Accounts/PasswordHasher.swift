@@ -2,20 +2,20 @@ import HummingbirdBcrypt
 import NIOPosix
 
 /// Hashes and checks passwords with bcrypt on NIO's thread pool, off the event loops.
-struct PasswordHasher: Sendable {
+package struct PasswordHasher: Sendable {
     /// The bcrypt cost factor for new hashes.
     let cost: Int
     /// A hash of a random password, checked against when an email is unknown so that both failures take as long.
     private let decoyHash: String
 
     /// Creates a hasher with the given cost.
-    init(cost: Int) {
+    package init(cost: Int) {
         self.cost = cost
         self.decoyHash = Bcrypt.hash(BearerToken.generate(), cost: UInt8(cost))
     }
 
     /// The bcrypt hash of `password`.
-    func hash(_ password: String) async throws -> String {
+    package func hash(_ password: String) async throws -> String {
         let cost = UInt8(self.cost)
         return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
     }

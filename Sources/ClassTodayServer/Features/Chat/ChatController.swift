@@ -91,7 +91,7 @@ struct ChatController {
     /// The room of the `id` parameter: 404 when missing, 403 when the caller is not a member.
     private func memberRoom(_ context: AppRequestContext, _ caller: Caller) async throws -> ChatRoom {
         guard let room = try await chats.room(id: try context.parameters.require("id")) else { throw DomainError.notFound("room") }
-        guard room.isMember(caller.userId) else { throw DomainError.forbidden("only the room's members may see it") }
+        try room.checkMember(caller.userId, to: "see it")
         return room
     }
 }

@@ -125,7 +125,7 @@ public struct PostgresChatRepository: ChatRepository {
     public func markRead(roomId: String, userId: String, seq: Int) async throws -> Int {
         try await PostgresRows.transaction(client, logger: logger) { [logger] connection in
             guard let room = try await Self.lockRooms([roomId], connection, logger)[roomId] else { throw DomainError.notFound("room") }
-            guard room.isMember(userId) else { throw DomainError.forbidden("only the room's members may read it") }
+            try room.checkMember(userId, to: "read it")
             let column = userId == room.sellerId ? "seller_read_seq" : "buyer_read_seq"
             let position = max(room.readSeq(of: userId), min(seq, room.lastSeq))
             try await connection.query("UPDATE chat_rooms SET \(unescaped: column) = \(position) WHERE id = \(roomId)", logger: logger)

@@ -21,13 +21,13 @@ public struct PostgresClassRepository: ClassRepository {
             try await checkImages(listing.imageIds, ownedBy: listing.writerId, connection)
             try await insertRow(listing, connection)
             try await replaceImages(of: listing.id, with: listing.imageIds, connection)
-            try await PostgresAlertRepository.enqueue(classId: listing.id, at: listing.createdAt, connection, logger: logger)
+            try await connection.query(PostgresDatabase.query(AlertOutbox.enqueue(classId: listing.id, at: listing.createdAt)), logger: logger)
             return try await fetchView(id: listing.id, viewerId: listing.writerId, connection)
         }
     }
 
     /// Inserts a listing's row with its keyword tokens (not its images), inside the caller's transaction.
-    func insertRow(_ listing: ClassListing, _ connection: PostgresConnection) async throws {
+    package func insertRow(_ listing: ClassListing, _ connection: PostgresConnection) async throws {
         let values = ColumnValues(listing)
         try await connection.query("""
             INSERT INTO classes (id, type, name, description, days, days_mask, time, place, lat, lon, geohash,
@@ -52,7 +52,7 @@ public struct PostgresClassRepository: ClassRepository {
         try await PostgresRows.transaction(client, logger: logger) { connection in
             try await lockRow(id: id, connection)
             var listing = try await fetchView(id: id, viewerId: userId, connection).listing
-            guard listing.writerId == userId else { throw DomainError.forbidden("only the writer may change this class") }
+            try ClassRules.checkWriter(of: listing, is: userId, to: "change")
             let before = listing
             try change(&listing)
             if listing.imageIds != before.imageIds {
@@ -78,7 +78,7 @@ public struct PostgresClassRepository: ClassRepository {
                     """, logger: logger)
             }
             if listing.status == .open, before.status != .open {
-                try await PostgresAlertRepository.enqueue(classId: id, at: Date(), connection, logger: logger)
+                try await connection.query(PostgresDatabase.query(AlertOutbox.enqueue(classId: id, at: Date())), logger: logger)
             }
             return try await fetchView(id: id, viewerId: userId, connection)
         }
@@ -88,7 +88,7 @@ public struct PostgresClassRepository: ClassRepository {
         try await PostgresRows.transaction(client, logger: logger) { connection in
             try await lockRow(id: id, connection)
             let listing = try await fetchView(id: id, viewerId: userId, connection).listing
-            guard listing.writerId == userId else { throw DomainError.forbidden("only the writer may delete this class") }
+            try ClassRules.checkWriter(of: listing, is: userId, to: "delete")
             let now = Date().millisecondsSince1970
             // The row stays (closed, marked deleted) so that chat rooms and matches keep their class summary.
             try await connection.query("""

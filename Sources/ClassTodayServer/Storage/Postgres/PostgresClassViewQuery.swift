@@ -5,7 +5,7 @@ import PostgresNIO
 
 /// The one SELECT that reads listings as a viewer sees them on PostgreSQL: the class, its writer, its images and
 /// whether the viewer saved it, all in a single statement (no query per class). The port of ``ClassViewQuery``.
-enum PostgresClassViewQuery {
+package enum PostgresClassViewQuery {
     /// The columns of a listing row, its writer's summary, the viewer's favourite flag and the image ids in order;
     /// `viewer` is the placeholder of the viewer's id.
     private static func columns(viewer: String) -> String {
@@ -37,7 +37,7 @@ enum PostgresClassViewQuery {
     }
 
     /// The listings, not deleted, whose ids are in `ids` (in no particular order).
-    static func fetchAll(_ connection: PostgresConnection, logger: Logger, viewerId: String?, ids: [String]) async throws -> [ClassView] {
+    package static func fetchAll(_ connection: PostgresConnection, logger: Logger, viewerId: String?, ids: [String]) async throws -> [ClassView] {
         guard !ids.isEmpty else { return [] }
         var binds = PostgresRows.Binds()
         let viewer = binds.bind(viewerId)
@@ -105,7 +105,7 @@ enum PostgresClassViewQuery {
     /// The same operations in the same order as ``Haversine/distance(_:_:)`` (radius
     /// ``Haversine/earthRadiusMeters``), evaluated in IEEE double precision with the C library's `sin`, `cos`,
     /// `atan2` and `sqrt`, so that SQL and Swift agree to within floating point (in practice bit for bit).
-    static func haversineSQL(lat1: String, lon1: String, lat2: String, lon2: String) -> String {
+    package static func haversineSQL(lat1: String, lon1: String, lat2: String, lon2: String) -> String {
         func radians(_ degrees: String) -> String { "((\(degrees)) * pi() / 180::float8)" }
         let phi1 = radians(lat1)
         let phi2 = radians(lat2)

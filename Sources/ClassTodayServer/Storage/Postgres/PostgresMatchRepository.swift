@@ -24,7 +24,7 @@ public struct PostgresMatchRepository: MatchRepository {
         try await PostgresRows.transaction(client, logger: logger) { [logger] connection in
             let rooms = try await PostgresChatRepository.lockRooms([roomId], connection, logger)
             guard let room = rooms[roomId] else { throw DomainError.notFound("room") }
-            guard room.isMember(userId) else { throw DomainError.forbidden("only the room's members may propose a match") }
+            try Match.checkProposer(userId, sellerId: room.sellerId, buyerId: room.buyerId)
             let listing = try await Self.listing(room.classId, locking: false, connection, logger)
             try Match.checkCanPropose(listingStatus: listing.status)
             let match = try Match.propose(id: Identifier.make(at: date), roomId: room.id, classId: room.classId, sellerId: room.sellerId,
@@ -65,7 +65,7 @@ public struct PostgresMatchRepository: MatchRepository {
                     WHERE id = \(current.classId)
                     """, logger: logger)
                 if seats.reopened {
-                    try await PostgresAlertRepository.enqueue(classId: current.classId, at: date, connection, logger: logger)
+                    try await connection.query(PostgresDatabase.query(AlertOutbox.enqueue(classId: current.classId, at: date)), logger: logger)
                 }
             }
             try await connection.query(
@@ -101,8 +101,7 @@ public struct PostgresMatchRepository: MatchRepository {
                 "SELECT * FROM matches WHERE id = \(matchId)", logger: logger)).first
             else { throw DomainError.notFound("match") }
             let match = try Self.match(row: row)
-            guard let reviewee = match.counterpart(of: userId) else { throw DomainError.forbidden("only the match's members may review it") }
-            guard match.status == .completed else { throw DomainError.conflict("a match can be reviewed once it is completed") }
+            let reviewee = try match.reviewee(of: userId)
             let review = Review(id: Identifier.make(at: date), matchId: matchId, reviewerId: userId, revieweeId: reviewee,
                                 grade: grade, description: description, createdAt: date)
             // A review sent twice at once waits here for the first, then inserts nothing.

@@ -6,7 +6,7 @@ import PostgresNIO
 /// Helpers shared by the PostgreSQL user, session, image, chat and match repositories: transactions that
 /// rethrow the closure's own error, statements with positional parameters built at run time, newest-first
 /// paging (the port of ``NewestFirstPage``) and the decoders of rows those repositories share.
-enum PostgresRows {
+package enum PostgresRows {
     /// The SQLSTATE of a unique constraint violation.
     static let uniqueViolation = "23505"
 
@@ -18,7 +18,7 @@ enum PostgresRows {
     /// Runs `body` in a transaction on a pooled connection, committing when it returns and rolling back when it
     /// throws. The error `body` threw is rethrown as is (not wrapped in `PostgresTransactionError`), so that
     /// domain errors keep their meaning.
-    static func transaction<Result: Sendable>(
+    package static func transaction<Result: Sendable>(
         _ client: PostgresClient, logger: Logger, _ body: (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         do {
@@ -35,12 +35,15 @@ enum PostgresRows {
 
     /// Positional parameters of a statement built at run time: each ``bind(_:)`` appends a value and returns
     /// its `$n` placeholder, to be written into the SQL text.
-    struct Binds {
+    package struct Binds {
         /// The values bound so far, in placeholder order.
         private(set) var bindings = PostgresBindings()
 
+        /// No values yet.
+        package init() {}
+
         /// Appends `value` and returns its placeholder.
-        mutating func bind(_ value: some PostgresDynamicTypeEncodable) -> String {
+        package mutating func bind(_ value: some PostgresDynamicTypeEncodable) -> String {
             bindings.append(value)
             return "$\(bindings.count)"
         }
@@ -61,7 +64,7 @@ enum PostgresRows {
         }
 
         /// The statement `sql` with these values.
-        func query(_ sql: String) -> PostgresQuery {
+        package func query(_ sql: String) -> PostgresQuery {
             PostgresQuery(unsafeSQL: sql, binds: bindings)
         }
     }
@@ -98,19 +101,6 @@ enum PostgresRows {
     /// The rating from a sum of grades and their count.
     static func rating(sum: Double, count: Int) -> Rating {
         Rating(average: count == 0 ? 0 : sum / Double(count), count: count)
-    }
-
-    /// Decodes a `users` row.
-    static func user(_ row: PostgresRandomAccessRow) throws -> User {
-        User(
-            id: try row["id"].decode(String.self), email: try row["email"].decode(String.self),
-            nickname: try row["nickname"].decode(String.self), description: try row["description"].decode(String.self),
-            company: try row["company"].decode(String.self), subjects: StoredList.decode(try row["subjects"].decode(String.self)),
-            profileImageId: try row["profile_image_id"].decode(String?.self), location: try location(row),
-            keywordLocation: try row["keyword_location"].decode(String?.self),
-            detailLocation: try row["detail_location"].decode(String?.self),
-            rating: rating(sum: try row["rating_sum"].decode(Double.self), count: try row["rating_count"].decode(Int.self)),
-            createdAt: Date(millisecondsSince1970: try row["created_at"].decode(Int64.self)))
     }
 
     /// Decodes a `chat_rooms` row.

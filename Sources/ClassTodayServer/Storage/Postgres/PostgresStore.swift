@@ -9,6 +9,8 @@ import ServiceLifecycle
 public final class PostgresStore: Service, Sendable {
     /// The pool every repository queries through.
     public let client: PostgresClient
+    /// The backend seam over the pool, which the repositories run on.
+    public let database: PostgresDatabase
     /// How to open a connection of one's own (the chat bus's listener), to the same server as the pool.
     let connectionConfiguration: PostgresConnection.Configuration
     private let running: Task<Void, Never>
@@ -20,6 +22,7 @@ public final class PostgresStore: Service, Sendable {
         configuration.options.maximumConnections = endpoint.poolSize
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
+        self.database = PostgresDatabase(client: client, logger: logger)
         self.connectionConfiguration = PostgresConnection.Configuration(
             host: endpoint.host, port: endpoint.port, username: endpoint.user, password: endpoint.password,
             database: endpoint.database, tls: try endpoint.connectionTLS())

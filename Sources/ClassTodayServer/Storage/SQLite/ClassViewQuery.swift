@@ -4,7 +4,7 @@ import GRDB
 
 /// The one SELECT that reads listings as a viewer sees them: the class, its writer, its images and whether the
 /// viewer saved it, all in a single statement (no query per class).
-enum ClassViewQuery {
+package enum ClassViewQuery {
     private static let columns = """
         c.*, u.nickname AS writer_nickname, u.profile_image_id AS writer_image_id,
         u.rating_sum AS writer_rating_sum, u.rating_count AS writer_rating_count,
@@ -28,7 +28,7 @@ enum ClassViewQuery {
 
     /// The listings matching `condition` with positional `arguments` (no `:viewer` inside the condition). The
     /// statement is prepared once per connection and condition, so `condition` must be a fixed text.
-    static func fetchAll(_ db: Database, viewerId: String?, where condition: String, arguments: [any DatabaseValueConvertible]) throws -> [ClassView] {
+    package static func fetchAll(_ db: Database, viewerId: String?, where condition: String, arguments: [any DatabaseValueConvertible]) throws -> [ClassView] {
         let statement = try db.cachedStatement(sql: """
             SELECT \(columns.replacingOccurrences(of: ":viewer", with: "?")) FROM classes c JOIN users u ON u.id = c.writer_id
             WHERE c.deleted_at IS NULL AND (\(condition))

@@ -99,7 +99,7 @@ public struct SQLiteChatRepository: ChatRepository {
                 throw DomainError.notFound("room")
             }
             let room = Self.room(row: row)
-            guard room.isMember(userId) else { throw DomainError.forbidden("only the room's members may read it") }
+            try room.checkMember(userId, to: "read it")
             let column = userId == room.sellerId ? "seller_read_seq" : "buyer_read_seq"
             let position = max(room.readSeq(of: userId), min(seq, room.lastSeq))
             try db.execute(sql: "UPDATE chat_rooms SET \(column) = ? WHERE id = ?", arguments: [position, roomId])

@@ -16,13 +16,13 @@ public struct SQLiteClassRepository: ClassRepository {
             try Self.checkImages(listing.imageIds, ownedBy: listing.writerId, db)
             try Self.insertRow(listing, db)
             try Self.replaceImages(of: listing.id, with: listing.imageIds, db)
-            try SQLiteAlertRepository.enqueue(classId: listing.id, at: listing.createdAt, db)
+            try db.execute(AlertOutbox.enqueue(classId: listing.id, at: listing.createdAt))
             return try Self.fetchView(id: listing.id, viewerId: listing.writerId, db)
         }
     }
 
     /// Inserts a listing's row and its keyword tokens (not its images), inside the caller's transaction.
-    static func insertRow(_ listing: ClassListing, _ db: Database) throws {
+    package static func insertRow(_ listing: ClassListing, _ db: Database) throws {
         try db.cachedStatement(sql: """
             INSERT INTO classes (id, type, name, description, days, days_mask, time, place, lat, lon, geohash,
                 keyword_location, price, price_unit, subjects, subjects_mask, targets, targets_mask, capacity,
@@ -45,7 +45,7 @@ public struct SQLiteClassRepository: ClassRepository {
     public func update(id: String, by userId: String, _ change: @Sendable (inout ClassListing) throws -> Void) async throws -> ClassView {
         try await writer.write { db in
             var listing = try Self.fetchView(id: id, viewerId: userId, db).listing
-            guard listing.writerId == userId else { throw DomainError.forbidden("only the writer may change this class") }
+            try ClassRules.checkWriter(of: listing, is: userId, to: "change")
             let before = listing
             try change(&listing)
             if listing.imageIds != before.imageIds {
@@ -65,7 +65,7 @@ public struct SQLiteClassRepository: ClassRepository {
                 try Self.indexKeywords(of: listing, db)
             }
             if listing.status == .open, before.status != .open {
-                try SQLiteAlertRepository.enqueue(classId: id, at: Date(), db)
+                try db.execute(AlertOutbox.enqueue(classId: id, at: Date()))
             }
             return try Self.fetchView(id: id, viewerId: userId, db)
         }
@@ -74,7 +74,7 @@ public struct SQLiteClassRepository: ClassRepository {
     public func delete(id: String, by userId: String) async throws {
         try await writer.write { db in
             let listing = try Self.fetchView(id: id, viewerId: userId, db).listing
-            guard listing.writerId == userId else { throw DomainError.forbidden("only the writer may delete this class") }
+            try ClassRules.checkWriter(of: listing, is: userId, to: "delete")
             let now = Date().millisecondsSince1970
             // The row stays (closed, marked deleted) so that chat rooms and matches keep their class summary.
             try db.execute(sql: "UPDATE classes SET deleted_at = ?, updated_at = ?, status = 'closed', favorite_count = 0 WHERE id = ?",

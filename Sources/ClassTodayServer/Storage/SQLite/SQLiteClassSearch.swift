@@ -12,25 +12,32 @@ import GRDB
 /// than ``crowdedCell`` listings is split into its children, any other is read with one cached one-range
 /// statement, and the walk stops once the page holds listings nearer than the next cell can offer. A dense city
 /// is read in small cells around the centre, a sparse region in large ones, and neither reads the whole circle.
-struct SQLiteClassSearch {
+package struct SQLiteClassSearch {
     let search: ClassSearch
     let page: PageRequest
     let viewerId: String?
 
+    /// The search `search` for the page `page` as `viewerId` sees it.
+    package init(search: ClassSearch, page: PageRequest, viewerId: String?) {
+        self.search = search
+        self.page = page
+        self.viewerId = viewerId
+    }
+
     /// What one search did, for benchmarks: the geohash ranges it read (nil when it read no geo index).
-    struct Trace {
-        var ranges: [GeohashRange]?
+    package struct Trace {
+        package var ranges: [GeohashRange]?
     }
 
     /// The ordering name cursors of this search carry.
     var ordering: String { search.sort.rawValue }
 
-    func run(_ db: Database) throws -> Page<ClassView> {
+    package func run(_ db: Database) throws -> Page<ClassView> {
         try runTraced(db).page
     }
 
     /// Runs the search and says which ranges it read.
-    func runTraced(_ db: Database) throws -> (page: Page<ClassView>, trace: Trace) {
+    package func runTraced(_ db: Database) throws -> (page: Page<ClassView>, trace: Trace) {
         let keys: [Key]
         let trace: Trace
         if search.sort == .distance, let circle = search.circle {

@@ -49,7 +49,7 @@ enum SQLiteFunctions {
 /// What the keyword index (`class_search`) holds of a listing, and the FTS5 expressions that query it. The index
 /// has two columns: `tokens`, the search tokens of the name and description, and `cells`, the listing's geohash
 /// prefixes of ``cellPrecisions`` characters, so that a keyword search within an area intersects two doclists.
-enum ClassSearchDocument {
+package enum ClassSearchDocument {
     /// The lengths of the geohash prefixes stored as cell tokens: 156 km down to 150 m cells.
     static let cellPrecisions = 3...7
 
@@ -60,7 +60,7 @@ enum ClassSearchDocument {
     }
 
     /// An FTS5 expression selecting the listings whose tokens hold `keyword`'s (a superset of its matches).
-    static func match(_ keyword: SearchQuery) -> String {
+    package static func match(_ keyword: SearchQuery) -> String {
         "tokens : (\(keyword.ftsMatchExpression))"
     }
 

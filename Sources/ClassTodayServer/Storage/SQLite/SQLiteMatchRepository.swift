@@ -19,7 +19,7 @@ public struct SQLiteMatchRepository: MatchRepository {
                 throw DomainError.notFound("room")
             }
             let room = SQLiteChatRepository.room(row: roomRow)
-            guard room.isMember(userId) else { throw DomainError.forbidden("only the room's members may propose a match") }
+            try Match.checkProposer(userId, sellerId: room.sellerId, buyerId: room.buyerId)
             let listing = try Self.listing(room.classId, db)
             try Match.checkCanPropose(listingStatus: listing.status)
             let match = try Match.propose(id: Identifier.make(at: date), roomId: room.id, classId: room.classId, sellerId: room.sellerId,
@@ -51,7 +51,7 @@ public struct SQLiteMatchRepository: MatchRepository {
                 try db.execute(sql: "UPDATE classes SET seats_taken = ?, status = ?, updated_at = ? WHERE id = ?",
                                arguments: [seats.seatsTaken, seats.status.rawValue, date.millisecondsSince1970, current.classId])
                 if seats.reopened {
-                    try SQLiteAlertRepository.enqueue(classId: current.classId, at: date, db)
+                    try db.execute(AlertOutbox.enqueue(classId: current.classId, at: date))
                 }
             }
             try db.execute(sql: "UPDATE matches SET status = ?, updated_at = ? WHERE id = ?",
@@ -88,8 +88,7 @@ public struct SQLiteMatchRepository: MatchRepository {
                 throw DomainError.notFound("match")
             }
             let match = Self.match(row: row)
-            guard let reviewee = match.counterpart(of: userId) else { throw DomainError.forbidden("only the match's members may review it") }
-            guard match.status == .completed else { throw DomainError.conflict("a match can be reviewed once it is completed") }
+            let reviewee = try match.reviewee(of: userId)
             let review = Review(id: Identifier.make(at: date), matchId: matchId, reviewerId: userId, revieweeId: reviewee,
                                 grade: grade, description: description, createdAt: date)
             do {

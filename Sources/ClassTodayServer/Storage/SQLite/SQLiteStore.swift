@@ -7,6 +7,9 @@ public struct SQLiteStore: Sendable {
     /// The pool every SQLite repository reads and writes through.
     public let writer: DatabasePool
 
+    /// The backend seam over the pool, which the repositories run on.
+    public var database: SQLiteDatabase { SQLiteDatabase(pool: writer) }
+
     /// Opens (creating if needed) the database file at `path`.
     ///
     /// Foreign keys are on, writers wait up to `busyTimeout` for a lock, and with `durableCommits`

@@ -1,0 +1,37 @@
+import ClassTodayCore
+import ClassTodayServer
+import ClassTodaySeed
+import Foundation
+
+/// Latencies of repeated runs of one kind (a query kind, a chat delivery), summarised as the benchmarks report them.
+public struct LatencySample: Sendable {
+    private(set) var milliseconds: [Double] = []
+
+    /// An empty sample.
+    public init() {}
+
+    /// Adds one run.
+    public mutating func record(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        milliseconds.append(Double(seconds) * 1000 + Double(attoseconds) / 1e15)
+    }
+
+    /// The value below which `fraction` of the runs fall (nearest rank).
+    public func percentile(_ fraction: Double) -> Double {
+        guard !milliseconds.isEmpty else { return .nan }
+        let sorted = milliseconds.sorted()
+        let rank = Int((fraction * Double(sorted.count)).rounded(.up)) - 1
+        return sorted[min(max(rank, 0), sorted.count - 1)]
+    }
+
+    /// The median.
+    var median: Double { percentile(0.5) }
+    /// The 99th percentile.
+    var p99: Double { percentile(0.99) }
+
+    /// A latency in milliseconds as the reports print it: `decimals` decimals (two unless told), or `-` when there
+    /// were no runs.
+    public static func format(_ milliseconds: Double, decimals: Int = 2) -> String {
+        milliseconds.isNaN ? "-" : String(format: "%.\(decimals)f", milliseconds)
+    }
+}

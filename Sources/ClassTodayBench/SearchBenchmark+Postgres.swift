@@ -1,0 +1,100 @@
+import ClassTodayCore
+import ClassTodayServer
+import ClassTodaySeed
+import Foundation
+import Logging
+import PostgresNIO
+
+extension SearchBenchmark {
+    /// The benchmark's queries answered by PostgreSQL on the same dataset, each right after SQLite answered it:
+    /// the server's search (through the repository, one read-only transaction per query) and a full scan.
+    struct PostgresSample {
+        let store: PostgresStore
+        let limit: Int
+        let logger: Logger
+        /// The server's search.
+        private(set) var search = LatencySample()
+        /// The same first page with every index scan turned off.
+        private(set) var fullScan = LatencySample()
+        /// Queries whose page differs from SQLite's: in size, or (nearest first) in distances.
+        private(set) var disagreements = 0
+
+        /// Answers `query` on PostgreSQL, compares the page with SQLite's, and runs the full scan when asked.
+        mutating func record(_ query: ClassSearch, sqlitePage: Page<ClassView>, fullScan runsFullScan: Bool) async throws {
+            let start = ContinuousClock.now
+            let page = try await PostgresClassRepository(store: store).search(query, viewerId: nil, page: PageRequest(limit: limit))
+            search.record(ContinuousClock.now - start)
+            if !Self.agree(page, sqlitePage, sort: query.sort) {
+                disagreements += 1
+                logger.error("PostgreSQL and SQLite pages differ", metadata: ["query": "\(query)"])
+            }
+            if runsFullScan {
+                fullScan.record(try await fullScanSearch(query))
+            }
+        }
+
+        /// Whether two backends' pages agree. Ids differ between the two seeded copies (they carry the seeding
+        /// time), and relevance is ranked differently (bm25 against `ts_rank`): pages must have the same size,
+        /// and nearest-first pages the same distances.
+        private static func agree(_ page: Page<ClassView>, _ other: Page<ClassView>, sort: ClassSearch.Sort) -> Bool {
+            guard page.items.count == other.items.count else { return false }
+            guard sort == .distance else { return true }
+            return zip(page.items, other.items).allSatisfy { abs(($0.distance ?? 0) - ($1.distance ?? 0)) < 1e-6 }
+        }
+
+        /// The same first page read by scanning every listing: the search's conditions in one statement, with
+        /// index and bitmap scans turned off for its transaction.
+        private func fullScanSearch(_ query: ClassSearch) async throws -> Duration {
+            try await PostgresRows.transaction(store.client, logger: logger) { [logger, limit] connection in
+                for setting in ["enable_indexscan", "enable_indexonlyscan", "enable_bitmapscan"] {
+                    try await connection.query("SET LOCAL \(unescaped: setting) = off", logger: logger)
+                }
+                let start = ContinuousClock.now
+                var binds = PostgresRows.Binds()
+                var conditions = ["c.deleted_at IS NULL", "c.status = 'open'"]
+                var order = "c.created_at DESC"
+                if let keyword = query.keyword {
+                    conditions.append("c.search @@ \(binds.bind(keyword.tsQuery))::tsquery")
+                }
+                if let circle = query.circle {
+                    let distance = PostgresClassViewQuery.haversineSQL(
+                        lat1: binds.bind(circle.center.lat), lon1: binds.bind(circle.center.lon), lat2: "c.lat", lon2: "c.lon")
+                    conditions.append("\(distance) <= \(binds.bind(circle.radius))")
+                    order = distance
+                }
+                let sql = """
+                    SELECT c.id FROM classes c WHERE \(conditions.joined(separator: " AND "))
+                    ORDER BY \(order), c.id COLLATE "C" LIMIT \(limit)
+                    """
+                let ids = try await connection.query(binds.query(sql), logger: logger).collect().map { try $0.decode(String.self) }
+                _ = try await PostgresClassViewQuery.fetchAll(connection, logger: logger, viewerId: nil, ids: ids)
+                return ContinuousClock.now - start
+            }
+        }
+
+        /// The report's PostgreSQL table: per kind, SQLite's and PostgreSQL's latencies side by side.
+        static func report(_ rows: [(kind: String, sqlite: LatencySample, postgres: PostgresSample)], fullScanQueries: Int) -> [String] {
+            var lines = [
+                "",
+                "PostgreSQL: the same dataset and queries, each answered right after SQLite in this run",
+                "(the server's search through the repository, one read-only transaction per query; "
+                    + "full scan: \(fullScanQueries) runs per kind, index scans off)",
+                "",
+                "kind                      SQLite p50  SQLite p99     PG p50     PG p99  PG full-scan p50  PG scan/PG  PG/SQLite  pages differing",
+            ]
+            let format = { LatencySample.format($0) }
+            for row in rows {
+                let (sqlite, postgres) = (row.sqlite, row.postgres.search)
+                lines.append(
+                    row.kind.padding(toLength: 24, withPad: " ", startingAt: 0)
+                    + format(sqlite.median).leftPadded(12) + format(sqlite.p99).leftPadded(12)
+                    + format(postgres.median).leftPadded(11) + format(postgres.p99).leftPadded(11)
+                    + format(row.postgres.fullScan.median).leftPadded(18)
+                    + String(format: "%.0fx", row.postgres.fullScan.median / row.postgres.search.median).leftPadded(12)
+                    + String(format: "%.2fx", row.postgres.search.median / row.sqlite.median).leftPadded(11)
+                    + "\(row.postgres.disagreements)".leftPadded(17))
+            }
+            return lines
+        }
+    }
+}

@@ -1,0 +1,277 @@
+import ClassTodayCore
+import ClassTodayServer
+import ClassTodaySeed
+import Foundation
+import GRDB
+import Logging
+import PostgresNIO
+
+/// `classtoday bench search`: seeds (or reuses) a realistic dataset, then answers a fixed random set of queries
+/// three ways — the geohash search the server uses, a full scan, and SQLite's R*Tree module — and reports
+/// latency percentiles, candidates examined per result, and the ratios between the three. Given a PostgreSQL
+/// database, it seeds the same dataset there too and answers every query on both backends in the same run.
+public struct SearchBenchmark: Sendable {
+    /// What to run.
+    public struct Options: Sendable {
+        /// Listings in the dataset.
+        public var classes = 1_000_000
+        /// Queries per radius and per keyword kind.
+        public var queries = 300
+        /// Full-scan runs per kind (a full scan of a million rows is slow; a few runs give a stable median).
+        public var fullScanQueries = 15
+        /// The first page size.
+        public var limit = 20
+        /// The dataset's random seed.
+        public var seed: UInt64 = 2026
+        /// The query kinds to run: circles (one row per radius) and keywords (alone and with a circle).
+        public var kinds: Set<Kind> = [.circle, .keyword]
+
+        /// The defaults: a million listings, 300 queries per kind.
+        public init() {}
+    }
+
+    let options: Options
+    let store: SQLiteStore
+    /// The same dataset in PostgreSQL, when the configuration names a PostgreSQL database.
+    let postgres: PostgresStore?
+    let logger: Logger
+
+    /// Opens (creating, migrating and seeding when needed) the benchmark database `bench-search-<classes>.sqlite`
+    /// in `configuration`'s data folder; it is kept for later runs. When `configuration` names a PostgreSQL
+    /// database, the same dataset is seeded there as well (and kept).
+    public static func prepare(
+        _ options: Options, configuration: AppConfiguration, logger: Logger, progress: @escaping @Sendable (Int, Int) -> Void
+    ) async throws -> SearchBenchmark {
+        let path = (configuration.dataDirectory as NSString).appendingPathComponent("bench-search-\(options.classes).sqlite")
+        let store = try SQLiteStore.open(path: path, durableCommits: false)
+        try await store.migrate(try Migration.load(from: (configuration.migrationsDirectory as NSString).appendingPathComponent("sqlite")), logger: logger)
+        // Seeded users never log in here; a fixed bcrypt hash of a random password keeps seeding fast.
+        let hash = "$2b$04$C6UzMDM.H6dfI/f/IKxGhuY8y5v3oAnxbWrjrZnnTlmXeAVsQXrjS"
+        func seed(_ target: any SeedTarget) async throws {
+            try await Seeder(target: target).seed(users: max(1, options.classes / 20), classes: options.classes, seed: options.seed,
+                                                  passwordHash: hash, batchSize: 20_000, progress: progress)
+        }
+        try await seed(SQLiteSeedTarget(store: store))
+        try await store.writer.write { db in
+            if try !db.tableExists("sqlite_stat1") { try db.execute(sql: "ANALYZE") }
+            try db.execute(sql: "CREATE VIRTUAL TABLE IF NOT EXISTS bench_rtree USING rtree(id, minLat, maxLat, minLon, maxLon)")
+            if try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM bench_rtree") == 0 {
+                try db.execute(sql: "INSERT INTO bench_rtree SELECT rowid, lat, lat, lon, lon FROM classes WHERE lat IS NOT NULL")
+            }
+        }
+        var postgres: PostgresStore?
+        if let url = configuration.databaseURL {
+            let opened = try PostgresStore.open(url: url, logger: logger)
+            postgres = opened
+            try await opened.migrate(try Migration.load(from: (configuration.migrationsDirectory as NSString).appendingPathComponent("postgres")),
+                                     logger: logger)
+            try await seed(PostgresSeedTarget(store: opened))
+            try await opened.client.query("ANALYZE", logger: logger)
+        }
+        return SearchBenchmark(options: options, store: store, postgres: postgres, logger: logger)
+    }
+
+    /// One line of the report.
+    struct Row {
+        let kind: String
+        let indexed: LatencySample
+        let candidatesPerResult: Double
+        let fullScan: LatencySample
+        let rtree: LatencySample?
+        /// The same queries on PostgreSQL: the server's search and a full scan.
+        let postgres: PostgresSample?
+    }
+
+    /// A family of query kinds, to run part of the report.
+    public enum Kind: String, Sendable, CaseIterable {
+        /// Circles of 500 m, 2 km, 10 km and 50 km, nearest first.
+        case circle
+        /// A 2-syllable keyword by relevance, and with a 5 km circle nearest first.
+        case keyword
+    }
+
+    /// Runs the chosen query kinds and returns the report's lines.
+    public func run() async throws -> [String] {
+        var random = SyntheticData(seed: options.seed &+ 7)
+        let centers = (0..<options.queries).map { _ in random.location().point }
+        let keywords = ["수학", "영어", "요가", "토익", "기타", "코딩", "피아노", "과외"]
+        var rows: [Row] = []
+        if options.kinds.contains(.circle) {
+            for radius in [500.0, 2_000, 10_000, 50_000] {
+                rows.append(try await circleRow(radius: radius, centers: centers))
+            }
+        }
+        if options.kinds.contains(.keyword) {
+            rows.append(try await keywordRow(keywords: keywords, centers: nil))
+            rows.append(try await keywordRow(keywords: keywords, centers: centers))
+        }
+        let count = try await store.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM classes") ?? 0 }
+        return report(rows, classes: count)
+    }
+
+    private func search(_ search: ClassSearch) -> SQLiteClassSearch {
+        SQLiteClassSearch(search: search, page: PageRequest(limit: options.limit), viewerId: nil)
+    }
+
+    private func circleRow(radius: Double, centers: [GeoPoint]) async throws -> Row {
+        var indexed = LatencySample(), fullScan = LatencySample(), rtree = LatencySample()
+        var postgresSample = postgres.map { PostgresSample(store: $0, limit: options.limit, logger: logger) }
+        var candidates = 0, results = 0
+        for (index, center) in centers.enumerated() {
+            var query = ClassSearch()
+            query.circle = .init(center: center, radius: radius)
+            query.sort = .distance
+            let searcher = search(query)
+            let (page, elapsed, ranges) = try await store.writer.read { db in
+                let start = ContinuousClock.now
+                let (page, trace) = try searcher.runTraced(db)
+                return (page, ContinuousClock.now - start, trace.ranges ?? [])
+            }
+            let ids = page.items.map(\.listing.id)
+            indexed.record(elapsed)
+            try await postgresSample?.record(query, sqlitePage: page, fullScan: index < options.fullScanQueries)
+            candidates += try await countRows(in: ranges)
+            results += ids.count
+            let (rtreeIds, rtreeElapsed) = try await rtreeSearch(center: center, radius: radius)
+            rtree.record(rtreeElapsed)
+            if rtreeIds != ids {
+                logger.error("R*Tree and geohash searches disagree", metadata: ["center": "\(center)", "radius": "\(radius)"])
+            }
+            if index < options.fullScanQueries {
+                fullScan.record(try await fullScanSearch(center: center, radius: radius, keyword: nil))
+            }
+        }
+        return Row(kind: "circle \(Int(radius)) m", indexed: indexed, candidatesPerResult: Double(candidates) / Double(max(results, 1)),
+                   fullScan: fullScan, rtree: rtree, postgres: postgresSample)
+    }
+
+    private func keywordRow(keywords: [String], centers: [GeoPoint]?) async throws -> Row {
+        var indexed = LatencySample(), fullScan = LatencySample()
+        var postgresSample = postgres.map { PostgresSample(store: $0, limit: options.limit, logger: logger) }
+        var candidates = 0, results = 0
+        for index in 0..<options.queries {
+            let keyword = keywords[index % keywords.count]
+            var query = ClassSearch()
+            query.keyword = SearchTokenizer.query(keyword)
+            if let centers {
+                query.circle = .init(center: centers[index], radius: 5_000)
+                query.sort = .distance
+            } else {
+                query.sort = .relevance
+            }
+            let searcher = search(query)
+            let (page, elapsed) = try await store.writer.read { db in
+                let start = ContinuousClock.now
+                let page = try searcher.run(db)
+                return (page, ContinuousClock.now - start)
+            }
+            indexed.record(elapsed)
+            results += page.items.count
+            try await postgresSample?.record(query, sqlitePage: page, fullScan: index < options.fullScanQueries)
+            let match = query.keyword.map(ClassSearchDocument.match)
+            candidates += try await store.writer.read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM class_search WHERE class_search MATCH ?", arguments: [match]) ?? 0
+            }
+            if index < options.fullScanQueries {
+                fullScan.record(try await fullScanSearch(center: query.circle?.center, radius: 5_000, keyword: keyword))
+            }
+        }
+        return Row(kind: centers == nil ? "keyword (2 syllables)" : "keyword + 5 km circle", indexed: indexed,
+                   candidatesPerResult: Double(candidates) / Double(max(results, 1)), fullScan: fullScan, rtree: nil,
+                   postgres: postgresSample)
+    }
+
+    private func countRows(in ranges: [GeohashRange]) async throws -> Int {
+        guard !ranges.isEmpty else { return 0 }
+        return try await store.writer.read { db in
+            var total = 0
+            for range in ranges {
+                total += try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM classes INDEXED BY classes_by_geohash WHERE geohash >= ? AND geohash < ?",
+                                          arguments: [range.lower, range.upper]) ?? 0
+            }
+            return total
+        }
+    }
+
+    /// The same first page through the R*Tree: the circle's bounding box from the tree, then the exact distance,
+    /// then the page's listings read the same way as the geohash search reads them.
+    private func rtreeSearch(center: GeoPoint, radius: Double) async throws -> ([String], Duration) {
+        let limit = options.limit
+        return try await store.writer.read { db in
+            let start = ContinuousClock.now
+            let latDelta = radius / Haversine.earthRadiusMeters * 180 / .pi
+            let lonDelta = latDelta / max(cos(center.lat * .pi / 180), 1e-6)
+            let ids = try String.fetchAll(db, sql: """
+                SELECT c.id FROM bench_rtree r JOIN classes c ON c.rowid = r.id
+                WHERE r.minLat >= ? AND r.maxLat <= ? AND r.minLon >= ? AND r.maxLon <= ?
+                  AND c.deleted_at IS NULL AND c.status = 'open' AND ct_distance(c.lat, c.lon, ?, ?) <= ?
+                ORDER BY ct_distance(c.lat, c.lon, ?, ?), c.id LIMIT ?
+                """, arguments: [center.lat - latDelta, center.lat + latDelta, center.lon - lonDelta, center.lon + lonDelta,
+                                 center.lat, center.lon, radius, center.lat, center.lon, limit])
+            _ = try ClassViewQuery.fetchAll(db, viewerId: nil, where: "c.id IN (SELECT value FROM json_each(?))",
+                                            arguments: [StoredList.encodeStrings(ids)])
+            return (ids, ContinuousClock.now - start)
+        }
+    }
+
+    /// The same first page by reading every listing.
+    private func fullScanSearch(center: GeoPoint?, radius: Double, keyword: String?) async throws -> Duration {
+        let limit = options.limit
+        return try await store.writer.read { db in
+            let start = ContinuousClock.now
+            var conditions = ["c.deleted_at IS NULL", "c.status = 'open'"]
+            var arguments: StatementArguments = []
+            if let keyword {
+                conditions.append("ct_matches(?, c.name, c.description)")
+                _ = arguments.append(contentsOf: [keyword])
+            }
+            var order = "c.created_at DESC"
+            if let center {
+                conditions.append("ct_distance(c.lat, c.lon, ?, ?) <= ?")
+                _ = arguments.append(contentsOf: [center.lat, center.lon, radius])
+                order = "ct_distance(c.lat, c.lon, \(center.lat), \(center.lon))"
+            }
+            let ids = try String.fetchAll(db, sql: """
+                SELECT c.id FROM classes c NOT INDEXED WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(order), c.id LIMIT \(limit)
+                """, arguments: arguments)
+            _ = try ClassViewQuery.fetchAll(db, viewerId: nil, where: "c.id IN (SELECT value FROM json_each(?))",
+                                            arguments: [StoredList.encodeStrings(ids)])
+            return ContinuousClock.now - start
+        }
+    }
+
+    private func report(_ rows: [Row], classes: Int) -> [String] {
+        var lines = [
+            "search benchmark: \(classes) classes, \(options.queries) queries per kind, first page of \(options.limit)",
+            "(geohash: the server's search; full scan: \(options.fullScanQueries) runs per kind; R*Tree: SQLite rtree bounding box + exact distance)",
+            "",
+            "kind                     geohash p50  geohash p99  cand/result  full-scan p50  R*Tree p50  R*Tree p99  scan/geohash  R*Tree/geohash",
+        ]
+        for row in rows {
+            let scanRatio = row.fullScan.median / row.indexed.median
+            let rtreeRatio = row.rtree.map { $0.median / row.indexed.median }
+            lines.append(
+                row.kind.padding(toLength: 24, withPad: " ", startingAt: 0)
+                + LatencySample.format(row.indexed.median).leftPadded(12) + LatencySample.format(row.indexed.p99).leftPadded(13)
+                + String(format: "%.1f", row.candidatesPerResult).leftPadded(13)
+                + LatencySample.format(row.fullScan.median).leftPadded(15) + LatencySample.format(row.rtree?.median ?? .nan).leftPadded(12)
+                + LatencySample.format(row.rtree?.p99 ?? .nan).leftPadded(12)
+                + (String(format: "%.0fx", scanRatio)).leftPadded(14)
+                + (rtreeRatio.map { String(format: "%.2fx", $0) } ?? "-").leftPadded(16))
+        }
+        lines.append("")
+        lines.append("latencies in ms (median and 99th percentile); ratios are medians of the same queries measured in this run")
+        if rows.contains(where: { $0.postgres != nil }) {
+            lines += PostgresSample.report(rows.compactMap { row in row.postgres.map { (row.kind, row.indexed, $0) } },
+                                           fullScanQueries: options.fullScanQueries)
+        }
+        return lines
+    }
+}
+
+extension String {
+    /// The string right-aligned in `width` columns.
+    func leftPadded(_ width: Int) -> String {
+        count >= width ? " " + self : String(repeating: " ", count: width - count) + self
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// The seam over postgres-nio's `PostgresClient`: single statements run on a pooled connection; ``read(_:)`` and
+/// ``transaction(_:)`` hold one connection for the body (a read-only repeatable-read snapshot, or one transaction).
+/// Statements' `?` placeholders become `$1`, `$2`, ... here.
+public struct PostgresDatabase: SQLDatabase {
+    /// The pool.
+    let client: PostgresClient
+    /// Where the driver logs.
+    let logger: Logger
+
+    /// The seam over `client`.
+    init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// PostgreSQL's fragments.
+    public var dialect: SQLDialect { .postgres }
+
+    public func rows(_ statement: SQLStatement) async throws -> [SQLRow] {
+        try await client.withConnection { connection in
+            try await Connection(connection: connection, logger: logger).rows(statement)
+        }
+    }
+
+    @discardableResult
+    public func execute(_ statement: SQLStatement) async throws -> Int {
+        try await client.withConnection { connection in
+            try await Connection(connection: connection, logger: logger).execute(statement)
+        }
+    }
+
+    public func read<Result: Sendable>(_ body: (any SQLExecutor) async throws -> Result) async throws -> Result {
+        try await transaction { connection in
+            try await connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            return try await body(connection)
+        }
+    }
+
+    public func transaction<Result: Sendable>(_ body: (any SQLExecutor) async throws -> Result) async throws -> Result {
+        do {
+            return try await client.withTransaction(logger: logger) { connection in
+                try await body(Connection(connection: connection, logger: logger))
+            }
+        } catch let error as PostgresTransactionError {
+            throw error.closureError ?? error.commitError ?? error.beginError ?? error
+        }
+    }
+
+    /// One connection of the pool, as the seam sees it.
+    private struct Connection: SQLExecutor {
+        let connection: PostgresConnection
+        let logger: Logger
+
+        var dialect: SQLDialect { .postgres }
+
+        func rows(_ statement: SQLStatement) async throws -> [SQLRow] {
+            let rows = try await run(statement).rows
+            guard let first = rows.first else { return [] }
+            let columns = SQLColumns(first.map(\.columnName))
+            return try rows.map { row in SQLRow(columns: columns, values: try row.map(PostgresDatabase.value)) }
+        }
+
+        func execute(_ statement: SQLStatement) async throws -> Int {
+            try await run(statement).metadata.rows ?? 0
+        }
+
+        private func run(_ statement: SQLStatement) async throws -> PostgresQueryResult {
+            do {
+                return try await connection.query(PostgresDatabase.query(statement), logger: logger).get()
+            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+                throw SQLUniqueViolation()
+            }
+        }
+    }
+
+    /// `statement` as postgres-nio runs it; also the bridge for repositories not yet written on the seam.
+    static func query(_ statement: SQLStatement) -> PostgresQuery {
+        var bindings = PostgresBindings(capacity: statement.values.count)
+        for value in statement.values {
+            switch value {
+            case .null: bindings.appendNull()
+            case .integer(let integer): bindings.append(integer)
+            case .real(let real): bindings.append(real)
+            case .text(let text): bindings.append(text)
+            }
+        }
+        return PostgresQuery(unsafeSQL: numberPlaceholders(statement.sql), binds: bindings)
+    }
+
+    /// A cell as the seam reads it: integers, floating point and booleans as numbers, text as text, anything else
+    /// (a `tsvector`) as NULL.
+    static func value(_ cell: PostgresCell) throws -> SQLValue {
+        guard cell.bytes != nil else { return .null }
+        switch cell.dataType {
+        case .int2, .int4, .int8: return .integer(try cell.decode(Int64.self))
+        case .float4, .float8: return .real(try cell.decode(Double.self))
+        case .numeric: return .real(NSDecimalNumber(decimal: try cell.decode(Decimal.self)).doubleValue)
+        case .bool: return .integer(try cell.decode(Bool.self) ? 1 : 0)
+        case .text, .varchar, .name, .bpchar, .json, .jsonb: return .text(try cell.decode(String.self))
+        default: return .null
+        }
+    }
+
+    /// `sql` with its `?` placeholders numbered `$1`, `$2`, ... (a `?` inside a quoted literal or name stays).
+    static func numberPlaceholders(_ sql: String) -> String {
+        var result = ""
+        result.reserveCapacity(sql.utf8.count + 16)
+        var number = 0
+        var quote: Character?
+        for character in sql {
+            if let open = quote {
+                if character == open { quote = nil }
+                result.append(character)
+            } else if character == "'" || character == "\"" {
+                quote = character
+                result.append(character)
+            } else if character == "?" {
+                number += 1
+                result += "$\(number)"
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+}

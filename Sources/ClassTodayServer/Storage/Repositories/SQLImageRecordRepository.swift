@@ -1,0 +1,103 @@
+import ClassTodayCore
+import Foundation
+
+/// Image records, on either backend. Committing and removing image files happens inside the same transactions as
+/// the records, so that the garbage collector and an upload of the same bytes can never leave a record without its
+/// file. On PostgreSQL several nodes share the files' folder: a transaction-scoped lock per content hash
+/// (``SQLDialect/transactionLock(space:key:)``) stands in for SQLite's single writer, held by an upload from its insert until its
+/// commit and taken by removal before it checks that no record names the hash.
+public struct SQLImageRecordRepository: ImageRecordRepository {
+    private let database: any SQLDatabase
+    private let images: any ImageRepository
+
+    /// Creates the repository over a database, keeping files in `images`.
+    public init(database: any SQLDatabase, images: any ImageRepository) {
+        self.database = database
+        self.images = images
+    }
+
+    public func create(_ record: ImageRecord, blob: PreparedBlob) async throws {
+        try await database.transaction { [images] db in
+            try await Self.lockFile(sha256: record.sha256, db)
+            try await db.execute("""
+                INSERT INTO images (id, sha256, format, bytes, width, height, uploader_id, created_at)
+                VALUES (\(record.id), \(record.sha256), \(record.format.rawValue), \(record.bytes), \(record.width),
+                    \(record.height), \(record.uploaderId), \(record.createdAt.millisecondsSince1970))
+                """)
+            try images.commit(blob)
+        }
+    }
+
+    public func record(id: String) async throws -> ImageRecord? {
+        try await database.row("SELECT * FROM images WHERE id = \(id)").map(Self.record(row:))
+    }
+
+    public func delete(id: String, by userId: String) async throws {
+        try await database.transaction { db in
+            guard let row = try await db.row("SELECT * FROM images WHERE id = \(id) \(raw: db.dialect.lockForUpdate)") else {
+                throw DomainError.notFound("image")
+            }
+            let record = try Self.record(row: row)
+            try ImageRules.checkDeletion(of: record, by: userId)
+            try await db.execute("UPDATE users SET profile_image_id = NULL WHERE profile_image_id = \(id)")
+            try await db.execute("DELETE FROM images WHERE id = \(id)")
+            _ = try await removeUnnamedFiles([record.sha256], db)
+        }
+    }
+
+    public func collectGarbage(uploadedBefore cutoff: Date) async throws -> (records: Int, files: Int) {
+        let (records, files) = try await database.transaction { db -> (Int, Int) in
+            // Lock the candidates first (waiting for anyone attaching one to a class), then check the references
+            // again in a new statement, which sees what those attached.
+            let candidates: [String] = try await db.rows("""
+                SELECT id FROM images WHERE created_at < \(cutoff.millisecondsSince1970) AND \(raw: Self.unreferenced)
+                ORDER BY id \(raw: db.dialect.lockForUpdate)
+                """).map { try $0["id"] }
+            guard !candidates.isEmpty else { return (0, 0) }
+            let hashes: [String] = try await db.rows("""
+                DELETE FROM images WHERE id IN \(db.dialect.list(candidates)) AND \(raw: Self.unreferenced) RETURNING sha256
+                """).map { try $0["sha256"] }
+            let files = try await removeUnnamedFiles(Set(hashes), db)
+            return (hashes.count, files)
+        }
+        return (records, files)
+    }
+
+    /// The condition that no class, profile or chat message shows the image of the `images` row.
+    private static let unreferenced = """
+        NOT EXISTS (SELECT 1 FROM class_images ci WHERE ci.image_id = images.id)
+        AND NOT EXISTS (SELECT 1 FROM users u WHERE u.profile_image_id = images.id)
+        AND NOT EXISTS (SELECT 1 FROM chat_messages m WHERE m.image_id = images.id)
+        """
+
+    /// Removes the files of `hashes` that no record names any more; returns how many went.
+    private func removeUnnamedFiles(_ hashes: some Sequence<String>, _ db: any SQLExecutor) async throws -> Int {
+        var removed = 0
+        // In one order, so that two transactions removing files cannot wait for each other's locks.
+        for hash in Set(hashes).sorted() {
+            try await Self.lockFile(sha256: hash, db)
+            if try await db.row("SELECT 1 FROM images WHERE sha256 = \(hash) LIMIT 1") == nil {
+                try images.remove(sha256: hash)
+                removed += 1
+            }
+        }
+        return removed
+    }
+
+    /// Waits for the lock on the file of `sha256`, held until the transaction ends (PostgreSQL only).
+    private static func lockFile(sha256: String, _ db: any SQLExecutor) async throws {
+        if let lock = db.dialect.transactionLock(space: fileLockSpace, key: sha256) {
+            _ = try await db.rows(lock)
+        }
+    }
+
+    /// The first key of the locks on content hashes ("img" in ASCII).
+    private static let fileLockSpace = 0x69_6D67
+
+    private static func record(row: SQLRow) throws -> ImageRecord {
+        ImageRecord(
+            id: try row["id"], sha256: try row["sha256"], format: ImageFormat(rawValue: try row["format"]) ?? .jpeg,
+            bytes: try row["bytes"], width: try row["width"], height: try row["height"], uploaderId: try row["uploader_id"],
+            createdAt: try row.date("created_at"))
+    }
+}

@@ -1,0 +1,76 @@
+import ClassTodayCore
+import Foundation
+
+/// Users, on either backend. An update reads the row under a row lock, so that concurrent updates of one user on
+/// several PostgreSQL nodes apply one after the other.
+public struct SQLUserRepository: UserRepository {
+    private let database: any SQLDatabase
+
+    /// Creates the repository over a database.
+    public init(database: any SQLDatabase) {
+        self.database = database
+    }
+
+    public func create(_ user: NewUser, at date: Date) async throws -> User {
+        let created = User(id: Identifier.make(at: date), email: user.email.trimmingWhitespace(),
+                           nickname: user.nickname, createdAt: date)
+        do {
+            try await Self.insert(created, passwordHash: user.passwordHash, database)
+        } catch is SQLUniqueViolation {
+            throw DomainError.conflict("an account with this email already exists")
+        }
+        return created
+    }
+
+    /// Inserts a user's row (on its own, or inside the caller's transaction).
+    package static func insert(_ user: User, passwordHash: String, _ executor: any SQLExecutor) async throws {
+        let created = user.createdAt.millisecondsSince1970
+        try await executor.execute("""
+            INSERT INTO users (id, email, email_normalized, password_hash, nickname, description, company, subjects,
+                profile_image_id, lat, lon, keyword_location, detail_location, created_at, updated_at)
+            VALUES (\(user.id), \(user.email), \(UserRules.normalizedEmail(user.email)), \(passwordHash), \(user.nickname),
+                \(user.description), \(user.company), \(StoredList.encode(user.subjects)), \(user.profileImageId),
+                \(user.location?.lat), \(user.location?.lon), \(user.keywordLocation), \(user.detailLocation), \(created), \(created))
+            """)
+    }
+
+    public func user(id: String) async throws -> User? {
+        try await database.row("SELECT * FROM users WHERE id = \(id)").map(User.init(row:))
+    }
+
+    public func credentials(email: String) async throws -> UserCredentials? {
+        try await database.row("SELECT id, password_hash FROM users WHERE email_normalized = \(UserRules.normalizedEmail(email))")
+            .map { row in UserCredentials(userId: try row["id"], passwordHash: try row["password_hash"]) }
+    }
+
+    public func update(id: String, _ change: @Sendable (inout User) throws -> Void) async throws -> User {
+        try await database.transaction { db in
+            guard let row = try await db.row("SELECT * FROM users WHERE id = \(id) \(raw: db.dialect.lockForNoKeyUpdate)") else {
+                throw DomainError.notFound("user")
+            }
+            var user = try User(row: row)
+            try change(&user)
+            try await db.execute("""
+                UPDATE users SET nickname = \(user.nickname), description = \(user.description), company = \(user.company),
+                    subjects = \(StoredList.encode(user.subjects)), profile_image_id = \(user.profileImageId),
+                    lat = \(user.location?.lat), lon = \(user.location?.lon), keyword_location = \(user.keywordLocation),
+                    detail_location = \(user.detailLocation), updated_at = \(Date().millisecondsSince1970)
+                WHERE id = \(id)
+                """)
+            return user
+        }
+    }
+}
+
+extension User {
+    /// Decodes a `users` row.
+    init(row: SQLRow) throws {
+        self.init(
+            id: try row["id"], email: try row["email"], nickname: try row["nickname"], description: try row["description"],
+            company: try row["company"], subjects: StoredList.decode(try row["subjects"]),
+            profileImageId: try row["profile_image_id"], location: try row.location(),
+            keywordLocation: try row["keyword_location"], detailLocation: try row["detail_location"],
+            rating: try row.rating(sum: "rating_sum", count: "rating_count"),
+            createdAt: try row.date("created_at"))
+    }
+}

@@ -1,0 +1,102 @@
+/// The backend seam: what the repositories need from a database, written once over SQLite (GRDB) and PostgreSQL
+/// (postgres-nio). A statement runs with bound values and returns rows; ``SQLDatabase/read(_:)`` and
+/// ``SQLDatabase/transaction(_:)`` lend one connection for several statements; ``SQLDialect`` holds the few SQL
+/// fragments that differ. Everything else (the SQL of the repositories, the rules, the decoding) is shared.
+public protocol SQLExecutor: Sendable {
+    /// The SQL fragments of this backend.
+    var dialect: SQLDialect { get }
+    /// Runs `statement` and returns its rows. A unique constraint violation throws ``SQLUniqueViolation``.
+    func rows(_ statement: SQLStatement) async throws -> [SQLRow]
+    /// Runs `statement` and returns how many rows it inserted, updated or deleted.
+    @discardableResult
+    func execute(_ statement: SQLStatement) async throws -> Int
+}
+
+/// A database: statements run on a pooled connection one at a time, or several on one connection.
+public protocol SQLDatabase: SQLExecutor {
+    /// Runs `body` on one connection reading one consistent snapshot (no writes).
+    func read<Result: Sendable>(_ body: (any SQLExecutor) async throws -> Result) async throws -> Result
+    /// Runs `body` in one transaction, committed when it returns and rolled back when it throws (the error is
+    /// rethrown as is). Rows read with ``SQLDialect/lockForUpdate`` stay locked until the end on PostgreSQL;
+    /// SQLite's single writer needs no row locks.
+    func transaction<Result: Sendable>(_ body: (any SQLExecutor) async throws -> Result) async throws -> Result
+}
+
+extension SQLExecutor {
+    /// The first row of `statement`, if any.
+    public func row(_ statement: SQLStatement) async throws -> SQLRow? {
+        try await rows(statement).first
+    }
+}
+
+/// The SQL that differs between the backends; the rest of every statement is written once.
+public struct SQLDialect: Sendable {
+    /// Which backend this is.
+    public enum Backend: Sendable {
+        /// SQLite through GRDB.
+        case sqlite
+        /// PostgreSQL through postgres-nio.
+        case postgres
+    }
+
+    /// Which backend this is.
+    public let backend: Backend
+
+    /// Appended to a SELECT whose rows the transaction goes on to change: `FOR UPDATE` on PostgreSQL, where writers
+    /// on several nodes must wait for each other; nothing on SQLite, whose one writer already excludes the others.
+    public var lockForUpdate: String {
+        backend == .postgres ? "FOR UPDATE" : ""
+    }
+
+    /// Like ``lockForUpdate``, for changes that keep the row's key (`FOR NO KEY UPDATE`: rows referencing it may
+    /// still be inserted meanwhile).
+    public var lockForNoKeyUpdate: String {
+        backend == .postgres ? "FOR NO KEY UPDATE" : ""
+    }
+
+    /// A subquery of one `value` column holding `values`, bound as one JSON array: `WHERE id IN \(dialect.list(ids))`,
+    /// or a row source `FROM \(dialect.list(cells)) cell`.
+    public func list(_ values: [String]) -> SQLStatement {
+        let json = StoredList.encodeStrings(values)
+        return backend == .postgres
+            ? "(SELECT jsonb_array_elements_text(\(json)::jsonb) AS value)"
+            : "(SELECT value FROM json_each(\(json)))"
+    }
+
+    /// Like ``lockForUpdate``, skipping rows another transaction holds instead of waiting (a queue several nodes
+    /// take from).
+    public var lockSkippingLocked: String {
+        backend == .postgres ? "FOR UPDATE SKIP LOCKED" : ""
+    }
+
+    /// The literals of a boolean column (PostgreSQL's `boolean`, SQLite's 0 and 1).
+    public var trueLiteral: String { backend == .postgres ? "true" : "1" }
+    /// See ``trueLiteral``.
+    public var falseLiteral: String { backend == .postgres ? "false" : "0" }
+
+    /// The haversine distance in meters between two points given as SQL expressions (columns, or columns of a
+    /// subquery: an expression may appear several times), NULL when a coordinate is NULL; it agrees with
+    /// ``Haversine/distance(_:_:)`` (SQLite calls it, PostgreSQL evaluates the same operations).
+    public func distance(lat1: String, lon1: String, lat2: String, lon2: String) -> String {
+        backend == .postgres
+            ? PostgresClassViewQuery.haversineSQL(lat1: lat1, lon1: lon1, lat2: lat2, lon2: lon2)
+            : "ct_distance(\(lat1), \(lon1), \(lat2), \(lon2))"
+    }
+
+    /// A statement that waits for a lock on (`space`, hash of `key`) held until the transaction ends, on PostgreSQL
+    /// (an advisory lock); nil on SQLite, whose one writer excludes the others already.
+    public func transactionLock(space: Int, key: String) -> SQLStatement? {
+        backend == .postgres ? "SELECT pg_advisory_xact_lock(\(space)::int4, hashtext(\(key)))" : nil
+    }
+
+    /// SQLite.
+    public static let sqlite = SQLDialect(backend: .sqlite)
+    /// PostgreSQL.
+    public static let postgres = SQLDialect(backend: .postgres)
+}
+
+/// A statement broke a unique constraint (a primary key or a unique index).
+public struct SQLUniqueViolation: Error {
+    /// Creates the error.
+    public init() {}
+}

@@ -1,0 +1,48 @@
+import ClassTodayCore
+import Foundation
+
+/// Lists of enum values stored as a JSON array of their raw values.
+package enum StoredList {
+    /// The JSON text of `values`.
+    static func encode<Value: RawRepresentable<String>>(_ values: [Value]) -> String {
+        encodeStrings(values.map(\.rawValue))
+    }
+
+    /// The values of a stored JSON array, skipping any this version does not know.
+    static func decode<Value: RawRepresentable<String>>(_ text: String) -> [Value] {
+        decodeStrings(text).compactMap(Value.init(rawValue:))
+    }
+
+    /// The JSON text of a list of strings.
+    package static func encodeStrings(_ values: [String]) -> String {
+        let data = (try? JSONEncoder().encode(values)) ?? Data("[]".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The strings of a stored JSON array (empty for NULL or malformed text).
+    static func decodeStrings(_ text: String?) -> [String] {
+        guard let text else { return [] }
+        return (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
+    }
+}
+
+extension SQLRow {
+    /// The date stored in milliseconds in `column`.
+    func date(_ column: String) throws -> Date {
+        Date(millisecondsSince1970: try self[column])
+    }
+
+    /// A point from nullable latitude and longitude columns.
+    func location(lat latColumn: String = "lat", lon lonColumn: String = "lon") throws -> GeoPoint? {
+        let lat: Double? = try self[latColumn]
+        let lon: Double? = try self[lonColumn]
+        return lat.flatMap { lat in lon.map { GeoPoint(lat: lat, lon: $0) } }
+    }
+
+    /// A rating from the sum of grades and their count.
+    func rating(sum sumColumn: String, count countColumn: String) throws -> Rating {
+        let count: Int = try self[countColumn]
+        let sum: Double = try self[sumColumn]
+        return Rating(average: count == 0 ? 0 : sum / Double(count), count: count)
+    }
+}

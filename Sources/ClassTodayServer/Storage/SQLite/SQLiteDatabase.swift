@@ -1,0 +1,184 @@
+import Dispatch
+import GRDB
+import Synchronization
+
+/// The seam over GRDB's `DatabasePool`: single statements run on a pooled connection (reads on a reader, writes on
+/// the writer); ``read(_:)`` and ``transaction(_:)`` lend one connection to async code for the whole body (one
+/// snapshot, one transaction), handing its statements over to the thread GRDB runs that connection on.
+public struct SQLiteDatabase: SQLDatabase {
+    /// The pool.
+    let pool: DatabasePool
+
+    /// The seam over `pool`.
+    init(pool: DatabasePool) {
+        self.pool = pool
+    }
+
+    /// SQLite's fragments.
+    public var dialect: SQLDialect { .sqlite }
+
+    public func rows(_ statement: SQLStatement) async throws -> [SQLRow] {
+        try await pool.read { db in try Self.rows(statement, db) }
+    }
+
+    @discardableResult
+    public func execute(_ statement: SQLStatement) async throws -> Int {
+        try await pool.write { db in try Self.execute(statement, db) }
+    }
+
+    public func read<Result: Sendable>(_ body: (any SQLExecutor) async throws -> Result) async throws -> Result {
+        let lease = Lease()
+        async let served: Bool = pool.read { db in lease.serve(db) }
+        let result = await Self.capture { try await body(lease) }
+        lease.end(commit: true)
+        _ = try await served
+        return try result.get()
+    }
+
+    public func transaction<Result: Sendable>(_ body: (any SQLExecutor) async throws -> Result) async throws -> Result {
+        let lease = Lease()
+        async let committed: Bool = pool.write { db in
+            guard lease.serve(db) else { throw Lease.RollBack() }
+            return true
+        }
+        let result = await Self.capture { try await body(lease) }
+        lease.end(commit: (try? result.get()) != nil)
+        do {
+            _ = try await committed
+        } catch is Lease.RollBack {
+            // The body's own error follows.
+        }
+        return try result.get()
+    }
+
+    /// The body's result or error.
+    private static func capture<Value>(_ body: () async throws -> Value) async -> Swift.Result<Value, any Error> {
+        do {
+            return .success(try await body())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Runs `statement` on `db` and copies its rows out.
+    static func rows(_ statement: SQLStatement, _ db: Database) throws -> [SQLRow] {
+        try mapErrors {
+            let prepared = try prepare(statement, db)
+            let columns = SQLColumns(prepared.columnNames)
+            var rows: [SQLRow] = []
+            let cursor = try Row.fetchCursor(prepared)
+            while let row = try cursor.next() {
+                rows.append(SQLRow(columns: columns, values: row.databaseValues.map(\.sqlValue)))
+            }
+            return rows
+        }
+    }
+
+    /// Runs `statement` on `db` and returns how many rows it changed.
+    static func execute(_ statement: SQLStatement, _ db: Database) throws -> Int {
+        try mapErrors {
+            try prepare(statement, db).execute()
+            return db.changesCount
+        }
+    }
+
+    private static func prepare(_ statement: SQLStatement, _ db: Database) throws -> Statement {
+        let prepared = statement.isCached ? try db.cachedStatement(sql: statement.sql) : try db.makeStatement(sql: statement.sql)
+        try prepared.setArguments(StatementArguments(statement.values.map(\.databaseValue)))
+        return prepared
+    }
+
+    /// One connection lent to async code: the body's statements are queued here and run, in order, on the thread
+    /// GRDB runs the connection on, which waits in ``serve(_:)`` until the body ends.
+    private final class Lease: SQLExecutor {
+        /// A statement to run, or the end of the body.
+        private enum Message: Sendable {
+            case run(@Sendable (Database) -> Void)
+            case end(commit: Bool)
+        }
+
+        /// A transaction's body threw: GRDB rolls back.
+        struct RollBack: Error {}
+
+        private let inbox = Mutex<[Message]>([])
+        private let ready = DispatchSemaphore(value: 0)
+
+        var dialect: SQLDialect { .sqlite }
+
+        /// Runs the queued statements on `db` until the body ends; returns whether to commit.
+        func serve(_ db: Database) -> Bool {
+            while true {
+                ready.wait()
+                switch inbox.withLock({ $0.removeFirst() }) {
+                case .run(let work): work(db)
+                case .end(let commit): return commit
+                }
+            }
+        }
+
+        /// Ends the body.
+        func end(commit: Bool) {
+            send(.end(commit: commit))
+        }
+
+        func rows(_ statement: SQLStatement) async throws -> [SQLRow] {
+            try await perform { db in try SQLiteDatabase.rows(statement, db) }
+        }
+
+        func execute(_ statement: SQLStatement) async throws -> Int {
+            try await perform { db in try SQLiteDatabase.execute(statement, db) }
+        }
+
+        private func perform<Value: Sendable>(_ work: @escaping @Sendable (Database) throws -> Value) async throws -> Value {
+            try await withCheckedThrowingContinuation { continuation in
+                send(.run { db in continuation.resume(with: Swift.Result { try work(db) }) })
+            }
+        }
+
+        private func send(_ message: Message) {
+            inbox.withLock { $0.append(message) }
+            ready.signal()
+        }
+    }
+
+    /// Runs `work`, reporting unique constraint violations as ``SQLUniqueViolation``.
+    private static func mapErrors<Value>(_ work: () throws -> Value) throws -> Value {
+        do {
+            return try work()
+        } catch let error as DatabaseError
+            where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE || error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY {
+            throw SQLUniqueViolation()
+        }
+    }
+}
+
+extension Database {
+    /// Runs a seam statement on this GRDB connection: the bridge for repositories not yet written on the seam.
+    func execute(_ statement: SQLStatement) throws {
+        _ = try SQLiteDatabase.execute(statement, self)
+    }
+}
+
+extension DatabaseValue {
+    /// The value as the seam reads it (blobs, which the schema does not use, as NULL).
+    var sqlValue: SQLValue {
+        switch storage {
+        case .null, .blob: .null
+        case .int64(let value): .integer(value)
+        case .double(let value): .real(value)
+        case .string(let value): .text(value)
+        }
+    }
+}
+
+extension SQLValue {
+    /// The value as GRDB binds it.
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .null: .null
+        case .integer(let value): value.databaseValue
+        case .real(let value): value.databaseValue
+        case .text(let value): value.databaseValue
+        }
+    }
+}
