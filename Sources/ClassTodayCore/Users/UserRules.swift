@@ -23,19 +23,21 @@ public enum UserRules {
     /// The longest accepted email address, in characters (RFC 5321's path limit less the angle brackets).
     public static let maximumEmailLength = 254
 
-    /// The characters of an email's local part: ASCII letters and digits, RFC 5322's `atext` symbols and the dot.
-    private static let localPartCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.!#$%&'*+/=?^_`{|}~-".unicodeScalars)
+    /// RFC 5322's `atext`: the characters of an email's local part between its dots (ASCII letters, digits and symbols).
+    private static let atext = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+/=?^_`{|}~-".unicodeScalars)
 
     /// Whether `email` is an address the service accepts (exactly what the API document's pattern for it
-    /// accepts): at most ``maximumEmailLength`` characters; a local part of 1 to 64 ASCII letters, digits and
-    /// ``localPartCharacters``; one `@`; a domain of two or more dot-separated labels, each 1 to 63 ASCII letters,
+    /// accepts): at most ``maximumEmailLength`` characters; a local part of 1 to 64 characters that is an RFC 5322
+    /// dot-atom (runs of ``atext`` joined by single dots, no dot first or last); one `@`; a domain of two or more dot-separated labels, each 1 to 63 ASCII letters,
     /// digits and hyphens that neither starts nor ends with a hyphen (internationalised domains in punycode).
     /// No white space, not even around it.
     public static func isValidEmail(_ email: String) -> Bool {
         let scalars = email.unicodeScalars
         guard scalars.count <= maximumEmailLength else { return false }
         let parts = scalars.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, (1...64).contains(parts[0].count), parts[0].allSatisfy(localPartCharacters.contains) else {
+        guard parts.count == 2, (1...64).contains(parts[0].count),
+              parts[0].split(separator: ".", omittingEmptySubsequences: false).allSatisfy({ !$0.isEmpty && $0.allSatisfy(atext.contains) })
+        else {
             return false
         }
         let labels = parts[1].split(separator: ".", omittingEmptySubsequences: false)
