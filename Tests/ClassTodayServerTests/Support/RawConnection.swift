@@ -13,8 +13,6 @@ struct RawExchange: Sendable {
     var timedOut = false
     /// Whether sending failed (the server closed or reset the connection while the client was still sending).
     var sendFailed = false
-    /// How long the exchange took.
-    var elapsed: Duration = .zero
 
     /// The received bytes as text (the status line and headers are ASCII).
     var text: String { String(decoding: received, as: UTF8.self) }
@@ -49,7 +47,6 @@ enum RawConnection {
             try? await channel.channel.close()
         }
         defer { timer.cancel() }
-        let started = ContinuousClock.now
         var exchange = (try? await channel.executeThenClose { inbound, _ in
             var exchange = RawExchange()
             do {
@@ -68,7 +65,6 @@ enum RawConnection {
         }) ?? RawExchange()
         exchange.timedOut = timedOut.withLock { $0 }
         exchange.sawEndOfStream = exchange.sawEndOfStream && !exchange.timedOut
-        exchange.elapsed = ContinuousClock.now - started
         return exchange
     }
 
