@@ -65,6 +65,12 @@ public struct SQLStatement: Sendable, ExpressibleByStringInterpolation {
             values.append(value.sqlValue)
         }
 
+        /// Binds an optional `value` at a placeholder (NULL for nil).
+        public mutating func appendInterpolation<Value: SQLValueConvertible>(_ value: Value?) {
+            sql += "?"
+            values.append(value.sqlValue)
+        }
+
         /// Inserts SQL text as is (a dialect fragment, a column name), never user input.
         public mutating func appendInterpolation(raw sql: String) {
             self.sql += sql

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import GRDB
 import Synchronization
 
@@ -29,8 +30,7 @@ public struct SQLiteDatabase: SQLDatabase {
     public func read<Result: Sendable>(_ body: (any SQLExecutor) async throws -> Result) async throws -> Result {
         let lease = Lease()
         async let served: Bool = pool.read { db in lease.serve(db) }
-        let result = await Self.capture { try await body(lease) }
-        lease.end(commit: true)
+        let result = await lease.run(body)
         _ = try await served
         return try result.get()
     }
@@ -41,23 +41,13 @@ public struct SQLiteDatabase: SQLDatabase {
             guard lease.serve(db) else { throw Lease.RollBack() }
             return true
         }
-        let result = await Self.capture { try await body(lease) }
-        lease.end(commit: (try? result.get()) != nil)
+        let result = await lease.run(body)
         do {
             _ = try await committed
         } catch is Lease.RollBack {
             // The body's own error follows.
         }
         return try result.get()
-    }
-
-    /// The body's result or error.
-    private static func capture<Value>(_ body: () async throws -> Value) async -> Swift.Result<Value, any Error> {
-        do {
-            return .success(try await body())
-        } catch {
-            return .failure(error)
-        }
     }
 
     /// Runs `statement` on `db` and copies its rows out.
@@ -88,11 +78,14 @@ public struct SQLiteDatabase: SQLDatabase {
         return prepared
     }
 
-    /// One connection lent to async code: the body's statements are queued here and run, in order, on the thread
-    /// GRDB runs the connection on, which waits in ``serve(_:)`` until the body ends.
-    private final class Lease: SQLExecutor {
-        /// A statement to run, or the end of the body.
-        private enum Message: Sendable {
+    /// One connection lent to async code for a whole body. The connection's GRDB thread waits in ``serve(_:)`` and
+    /// runs what is sent to it, in order: the body itself (the lease is the body's task executor, so the body's
+    /// code runs on that thread) and its statements, which then run inline, without a thread hop each. Code the
+    /// body awaits elsewhere (an actor) comes back through ``enqueue(_:)``.
+    private final class Lease: SQLExecutor, TaskExecutor {
+        /// Work for the connection's thread, or the end of the body.
+        private enum Message: @unchecked Sendable {
+            case job(UnownedJob)
             case run(@Sendable (Database) -> Void)
             case end(commit: Bool)
         }
@@ -102,23 +95,39 @@ public struct SQLiteDatabase: SQLDatabase {
 
         private let inbox = Mutex<[Message]>([])
         private let ready = DispatchSemaphore(value: 0)
+        /// The connection and the thread serving it, while ``serve(_:)`` runs.
+        private let serving = Mutex<(thread: pthread_t, db: UnsafeDatabase)?>(nil)
 
         var dialect: SQLDialect { .sqlite }
 
-        /// Runs the queued statements on `db` until the body ends; returns whether to commit.
+        /// Runs `body` with this lease as its executor, then ends the lease (committing when the body returned).
+        func run<Value: Sendable>(_ body: (any SQLExecutor) async throws -> Value) async -> Swift.Result<Value, any Error> {
+            let result: Swift.Result<Value, any Error>
+            do {
+                result = .success(try await withTaskExecutorPreference(self) { try await body(self) })
+            } catch {
+                result = .failure(error)
+            }
+            send(.end(commit: (try? result.get()) != nil))
+            return result
+        }
+
+        /// Runs what is sent on `db` until the body ends; returns whether to commit.
         func serve(_ db: Database) -> Bool {
+            serving.withLock { $0 = (pthread_self(), UnsafeDatabase(db: db)) }
+            defer { serving.withLock { $0 = nil } }
             while true {
                 ready.wait()
                 switch inbox.withLock({ $0.removeFirst() }) {
+                case .job(let job): job.runSynchronously(on: asUnownedTaskExecutor())
                 case .run(let work): work(db)
                 case .end(let commit): return commit
                 }
             }
         }
 
-        /// Ends the body.
-        func end(commit: Bool) {
-            send(.end(commit: commit))
+        func enqueue(_ job: consuming ExecutorJob) {
+            send(.job(UnownedJob(job)))
         }
 
         func rows(_ statement: SQLStatement) async throws -> [SQLRow] {
@@ -129,8 +138,12 @@ public struct SQLiteDatabase: SQLDatabase {
             try await perform { db in try SQLiteDatabase.execute(statement, db) }
         }
 
+        /// Runs `work` on the connection: inline when called on its thread (the body's code), else sent there.
         private func perform<Value: Sendable>(_ work: @escaping @Sendable (Database) throws -> Value) async throws -> Value {
-            try await withCheckedThrowingContinuation { continuation in
+            if let db = serving.withLock({ serving in serving.flatMap { pthread_equal($0.thread, pthread_self()) != 0 ? $0.db : nil } }) {
+                return try work(db.db)
+            }
+            return try await withCheckedThrowingContinuation { continuation in
                 send(.run { db in continuation.resume(with: Swift.Result { try work(db) }) })
             }
         }
@@ -139,6 +152,11 @@ public struct SQLiteDatabase: SQLDatabase {
             inbox.withLock { $0.append(message) }
             ready.signal()
         }
+    }
+
+    /// A connection handed to the thread that already owns it.
+    private struct UnsafeDatabase: @unchecked Sendable {
+        let db: Database
     }
 
     /// Runs `work`, reporting unique constraint violations as ``SQLUniqueViolation``.
