@@ -46,7 +46,7 @@ public struct AlertBenchmark: Sendable {
             userIds.append(try await users.create(NewUser(email: user.email, passwordHash: "x", nickname: user.nickname), at: Date()).id)
         }
         let total = options.alerts + options.classes
-        let classes = SQLiteClassRepository(store: store)
+        let classes = SQLClassRepository(database: store.database)
         let alertRepository = SQLAlertRepository(database: store.database)
         /// Creates classes one at a time, each followed by its fan-out (what ``AlertFanOut`` runs in the background),
         /// timing both apart: the creation is what the class's writer waits for.

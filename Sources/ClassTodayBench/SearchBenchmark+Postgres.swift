@@ -22,7 +22,7 @@ extension SearchBenchmark {
         /// Answers `query` on PostgreSQL, compares the page with SQLite's, and runs the full scan when asked.
         mutating func record(_ query: ClassSearch, sqlitePage: Page<ClassView>, fullScan runsFullScan: Bool) async throws {
             let start = ContinuousClock.now
-            let page = try await PostgresClassRepository(store: store).search(query, viewerId: nil, page: PageRequest(limit: limit))
+            let page = try await SQLClassRepository(database: store.database).search(query, viewerId: nil, page: PageRequest(limit: limit))
             search.record(ContinuousClock.now - start)
             if !Self.agree(page, sqlitePage, sort: query.sort) {
                 disagreements += 1
@@ -45,29 +45,21 @@ extension SearchBenchmark {
         /// The same first page read by scanning every listing: the search's conditions in one statement, with
         /// index and bitmap scans turned off for its transaction.
         private func fullScanSearch(_ query: ClassSearch) async throws -> Duration {
-            try await PostgresRows.transaction(store.client, logger: logger) { [logger, limit] connection in
+            try await store.database.transaction { [limit] db in
                 for setting in ["enable_indexscan", "enable_indexonlyscan", "enable_bitmapscan"] {
-                    try await connection.query("SET LOCAL \(unescaped: setting) = off", logger: logger)
+                    try await db.execute("SET LOCAL \(raw: setting) = off")
                 }
                 let start = ContinuousClock.now
-                var binds = PostgresRows.Binds()
-                var conditions = ["c.deleted_at IS NULL", "c.status = 'open'"]
-                var order = "c.created_at DESC"
-                if let keyword = query.keyword {
-                    conditions.append("c.search @@ \(binds.bind(keyword.tsQuery))::tsquery")
-                }
+                var statement: SQLStatement = "SELECT c.id FROM classes c WHERE c.deleted_at IS NULL AND c.status = 'open'"
+                if let keyword = query.keyword { statement.append(" AND c.search @@ \(keyword.tsQuery)::tsquery") }
                 if let circle = query.circle {
-                    let distance = PostgresClassViewQuery.haversineSQL(
-                        lat1: binds.bind(circle.center.lat), lon1: binds.bind(circle.center.lon), lat2: "c.lat", lon2: "c.lon")
-                    conditions.append("\(distance) <= \(binds.bind(circle.radius))")
-                    order = distance
+                    let distance = db.dialect.distance(lat1: "c.lat", lon1: "c.lon", lat2: "\(circle.center.lat)", lon2: "\(circle.center.lon)")
+                    statement.append(" AND \(distance) <= \(circle.radius) ORDER BY \(distance), c.id COLLATE \"C\" LIMIT \(limit)")
+                } else {
+                    statement.append(" ORDER BY c.created_at DESC, c.id COLLATE \"C\" LIMIT \(limit)")
                 }
-                let sql = """
-                    SELECT c.id FROM classes c WHERE \(conditions.joined(separator: " AND "))
-                    ORDER BY \(order), c.id COLLATE "C" LIMIT \(limit)
-                    """
-                let ids = try await connection.query(binds.query(sql), logger: logger).collect().map { try $0.decode(String.self) }
-                _ = try await PostgresClassViewQuery.fetchAll(connection, logger: logger, viewerId: nil, ids: ids)
+                let ids: [String] = try await db.rows(statement).map { try $0["id"] }
+                _ = try await ClassViewQuery.views(ids: ids, viewerId: nil, db)
                 return ContinuousClock.now - start
             }
         }

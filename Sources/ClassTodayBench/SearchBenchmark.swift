@@ -5,6 +5,7 @@ import Foundation
 import GRDB
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// `classtoday bench search`: seeds (or reuses) a realistic dataset, then answers a fixed random set of queries
 /// three ways — the geohash search the server uses, a full scan, and SQLite's R*Tree module — and reports
@@ -51,7 +52,7 @@ public struct SearchBenchmark: Sendable {
             try await Seeder(target: target).seed(users: max(1, options.classes / 20), classes: options.classes, seed: options.seed,
                                                   passwordHash: hash, batchSize: 20_000, progress: progress)
         }
-        try await seed(SQLiteSeedTarget(store: store))
+        try await seed(SQLSeedTarget(database: store.database))
         try await store.writer.write { db in
             if try !db.tableExists("sqlite_stat1") { try db.execute(sql: "ANALYZE") }
             try db.execute(sql: "CREATE VIRTUAL TABLE IF NOT EXISTS bench_rtree USING rtree(id, minLat, maxLat, minLon, maxLon)")
@@ -65,7 +66,7 @@ public struct SearchBenchmark: Sendable {
             postgres = opened
             try await opened.migrate(try Migration.load(from: (configuration.migrationsDirectory as NSString).appendingPathComponent("postgres")),
                                      logger: logger)
-            try await seed(PostgresSeedTarget(store: opened))
+            try await seed(SQLSeedTarget(database: opened.database))
             try await opened.client.query("ANALYZE", logger: logger)
         }
         return SearchBenchmark(options: options, store: store, postgres: postgres, logger: logger)
@@ -109,8 +110,8 @@ public struct SearchBenchmark: Sendable {
         return report(rows, classes: count)
     }
 
-    private func search(_ search: ClassSearch) -> SQLiteClassSearch {
-        SQLiteClassSearch(search: search, page: PageRequest(limit: options.limit), viewerId: nil)
+    private func search(_ search: ClassSearch) -> SQLClassSearch {
+        SQLClassSearch(search: search, page: PageRequest(limit: options.limit), viewerId: nil, dialect: .sqlite)
     }
 
     private func circleRow(radius: Double, centers: [GeoPoint]) async throws -> Row {
@@ -122,10 +123,11 @@ public struct SearchBenchmark: Sendable {
             query.circle = .init(center: center, radius: radius)
             query.sort = .distance
             let searcher = search(query)
-            let (page, elapsed, ranges) = try await store.writer.read { db in
+            let (page, elapsed, ranges) = try await store.database.read { db in
+                let recorder = RecordingExecutor(db)
                 let start = ContinuousClock.now
-                let (page, trace) = try searcher.runTraced(db)
-                return (page, ContinuousClock.now - start, trace.ranges ?? [])
+                let page = try await searcher.run(recorder)
+                return (page, ContinuousClock.now - start, recorder.readRanges)
             }
             let ids = page.items.map(\.listing.id)
             indexed.record(elapsed)
@@ -160,18 +162,16 @@ public struct SearchBenchmark: Sendable {
                 query.sort = .relevance
             }
             let searcher = search(query)
-            let (page, elapsed) = try await store.writer.read { db in
+            let (page, elapsed) = try await store.database.read { db in
                 let start = ContinuousClock.now
-                let page = try searcher.run(db)
+                let page = try await searcher.run(db)
                 return (page, ContinuousClock.now - start)
             }
             indexed.record(elapsed)
             results += page.items.count
             try await postgresSample?.record(query, sqlitePage: page, fullScan: index < options.fullScanQueries)
             let match = query.keyword.map(ClassSearchDocument.match)
-            candidates += try await store.writer.read { db in
-                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM class_search WHERE class_search MATCH ?", arguments: [match]) ?? 0
-            }
+            candidates += try await store.database.row("SELECT COUNT(*) AS count FROM class_search WHERE class_search MATCH \(match)")?["count"] ?? 0
             if index < options.fullScanQueries {
                 fullScan.record(try await fullScanSearch(center: query.circle?.center, radius: 5_000, keyword: keyword))
             }
@@ -197,19 +197,18 @@ public struct SearchBenchmark: Sendable {
     /// then the page's listings read the same way as the geohash search reads them.
     private func rtreeSearch(center: GeoPoint, radius: Double) async throws -> ([String], Duration) {
         let limit = options.limit
-        return try await store.writer.read { db in
+        return try await store.database.read { db in
             let start = ContinuousClock.now
             let latDelta = radius / Haversine.earthRadiusMeters * 180 / .pi
             let lonDelta = latDelta / max(cos(center.lat * .pi / 180), 1e-6)
-            let ids = try String.fetchAll(db, sql: """
+            let ids: [String] = try await db.rows("""
                 SELECT c.id FROM bench_rtree r JOIN classes c ON c.rowid = r.id
-                WHERE r.minLat >= ? AND r.maxLat <= ? AND r.minLon >= ? AND r.maxLon <= ?
-                  AND c.deleted_at IS NULL AND c.status = 'open' AND ct_distance(c.lat, c.lon, ?, ?) <= ?
-                ORDER BY ct_distance(c.lat, c.lon, ?, ?), c.id LIMIT ?
-                """, arguments: [center.lat - latDelta, center.lat + latDelta, center.lon - lonDelta, center.lon + lonDelta,
-                                 center.lat, center.lon, radius, center.lat, center.lon, limit])
-            _ = try ClassViewQuery.fetchAll(db, viewerId: nil, where: "c.id IN (SELECT value FROM json_each(?))",
-                                            arguments: [StoredList.encodeStrings(ids)])
+                WHERE r.minLat >= \(center.lat - latDelta) AND r.maxLat <= \(center.lat + latDelta)
+                  AND r.minLon >= \(center.lon - lonDelta) AND r.maxLon <= \(center.lon + lonDelta)
+                  AND c.deleted_at IS NULL AND c.status = 'open' AND ct_distance(c.lat, c.lon, \(center.lat), \(center.lon)) <= \(radius)
+                ORDER BY ct_distance(c.lat, c.lon, \(center.lat), \(center.lon)), c.id LIMIT \(limit)
+                """).map { try $0["id"] }
+            _ = try await ClassViewQuery.views(ids: ids, viewerId: nil, db)
             return (ids, ContinuousClock.now - start)
         }
     }
@@ -217,25 +216,20 @@ public struct SearchBenchmark: Sendable {
     /// The same first page by reading every listing.
     private func fullScanSearch(center: GeoPoint?, radius: Double, keyword: String?) async throws -> Duration {
         let limit = options.limit
-        return try await store.writer.read { db in
+        return try await store.database.read { db in
             let start = ContinuousClock.now
-            var conditions = ["c.deleted_at IS NULL", "c.status = 'open'"]
-            var arguments: StatementArguments = []
-            if let keyword {
-                conditions.append("ct_matches(?, c.name, c.description)")
-                _ = arguments.append(contentsOf: [keyword])
-            }
-            var order = "c.created_at DESC"
+            var statement: SQLStatement = "SELECT c.id FROM classes c NOT INDEXED WHERE c.deleted_at IS NULL AND c.status = 'open'"
+            if let keyword { statement.append(" AND ct_matches(\(keyword), c.name, c.description)") }
             if let center {
-                conditions.append("ct_distance(c.lat, c.lon, ?, ?) <= ?")
-                _ = arguments.append(contentsOf: [center.lat, center.lon, radius])
-                order = "ct_distance(c.lat, c.lon, \(center.lat), \(center.lon))"
+                statement.append("""
+                     AND ct_distance(c.lat, c.lon, \(center.lat), \(center.lon)) <= \(radius)
+                    ORDER BY ct_distance(c.lat, c.lon, \(center.lat), \(center.lon)), c.id LIMIT \(limit)
+                    """)
+            } else {
+                statement.append(" ORDER BY c.created_at DESC, c.id LIMIT \(limit)")
             }
-            let ids = try String.fetchAll(db, sql: """
-                SELECT c.id FROM classes c NOT INDEXED WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(order), c.id LIMIT \(limit)
-                """, arguments: arguments)
-            _ = try ClassViewQuery.fetchAll(db, viewerId: nil, where: "c.id IN (SELECT value FROM json_each(?))",
-                                            arguments: [StoredList.encodeStrings(ids)])
+            let ids: [String] = try await db.rows(statement).map { try $0["id"] }
+            _ = try await ClassViewQuery.views(ids: ids, viewerId: nil, db)
             return ContinuousClock.now - start
         }
     }
@@ -273,5 +267,50 @@ extension String {
     /// The string right-aligned in `width` columns.
     func leftPadded(_ width: Int) -> String {
         count >= width ? " " + self : String(repeating: " ", count: width - count) + self
+    }
+}
+
+/// An executor that records the statements a search runs, to count the candidates of the geohash ranges it read.
+private final class RecordingExecutor: SQLExecutor {
+    private let base: any SQLExecutor
+    private let statements = Mutex<[SQLStatement]>([])
+
+    /// Records what runs on `base`.
+    init(_ base: any SQLExecutor) {
+        self.base = base
+    }
+
+    var dialect: SQLDialect { base.dialect }
+
+    func rows(_ statement: SQLStatement) async throws -> [SQLRow] {
+        statements.withLock { $0.append(statement) }
+        return try await base.rows(statement)
+    }
+
+    func execute(_ statement: SQLStatement) async throws -> Int {
+        statements.withLock { $0.append(statement) }
+        return try await base.execute(statement)
+    }
+
+    /// The geohash ranges whose listings the search read: the values bound to each `c.geohash >= ? AND c.geohash < ?`
+    /// of its key statements (a crowded cell's count reads no listing).
+    var readRanges: [GeohashRange] {
+        let pattern = "c.geohash >= ? AND c.geohash < ?"
+        return statements.withLock { statements in
+            statements.flatMap { statement -> [GeohashRange] in
+                var ranges: [GeohashRange] = []
+                var rest = statement.sql[...]
+                var valueIndex = 0
+                while let match = rest.range(of: pattern) {
+                    valueIndex += rest[..<match.lowerBound].count { $0 == "?" }
+                    if case .text(let lower) = statement.values[valueIndex], case .text(let upper) = statement.values[valueIndex + 1] {
+                        ranges.append(GeohashRange(lower: lower, upper: upper))
+                    }
+                    valueIndex += 2
+                    rest = rest[match.upperBound...]
+                }
+                return ranges
+            }
+        }
     }
 }

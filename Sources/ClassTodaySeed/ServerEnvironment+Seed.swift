@@ -10,10 +10,7 @@ public enum SeedDefaults {
 extension ServerEnvironment {
     /// The seeder for this environment's storage.
     private func seeder() -> Seeder {
-        switch storage {
-        case .sqlite(let store): Seeder(target: SQLiteSeedTarget(store: store))
-        case .postgres(let store): Seeder(target: PostgresSeedTarget(store: store))
-        }
+        Seeder(target: SQLSeedTarget(database: storage.database))
     }
 
     /// Adds seeded users and listings until the database holds `users` and `classes` of them.

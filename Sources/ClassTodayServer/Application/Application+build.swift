@@ -45,7 +45,7 @@ public struct ServerEnvironment: Sendable {
             try await store.migrate(try migrations("sqlite"), logger: logger)
             return ServerEnvironment(
                 configuration: configuration, storage: .sqlite(store), users: SQLUserRepository(database: store.database),
-                sessions: SQLSessionRepository(database: store.database), classes: SQLiteClassRepository(store: store),
+                sessions: SQLSessionRepository(database: store.database), classes: SQLClassRepository(database: store.database),
                 images: images, imageRecords: SQLImageRecordRepository(database: store.database, images: images),
                 chats: SQLiteChatRepository(store: store), matches: SQLiteMatchRepository(store: store),
                 alerts: SQLAlertRepository(database: store.database), metrics: PrometheusCollectorRegistry(), chatBus: InProcessChatBus())
@@ -59,7 +59,7 @@ public struct ServerEnvironment: Sendable {
             }
             return ServerEnvironment(
                 configuration: configuration, storage: .postgres(store), users: SQLUserRepository(database: store.database),
-                sessions: SQLSessionRepository(database: store.database), classes: PostgresClassRepository(store: store),
+                sessions: SQLSessionRepository(database: store.database), classes: SQLClassRepository(database: store.database),
                 images: images, imageRecords: SQLImageRecordRepository(database: store.database, images: images),
                 chats: PostgresChatRepository(store: store), matches: PostgresMatchRepository(store: store),
                 alerts: SQLAlertRepository(database: store.database), metrics: PrometheusCollectorRegistry(),

@@ -70,7 +70,7 @@ struct PostgresSearchTests {
     }
 
     /// Every page of `search`, `limit` at a time.
-    static func allPages(_ search: ClassSearch, limit: Int, _ repository: PostgresClassRepository) async throws -> [ClassView] {
+    static func allPages(_ search: ClassSearch, limit: Int, _ repository: SQLClassRepository) async throws -> [ClassView] {
         var views: [ClassView] = []
         var page = PageRequest(limit: limit)
         var pages = 0
@@ -112,7 +112,7 @@ struct PostgresSearchTests {
     func searchProperty() async throws {
         let store = try await Self.openStore()
         defer { store.close() }
-        let repository = PostgresClassRepository(store: store)
+        let repository = SQLClassRepository(database: store.database)
         let writers = try await Self.insertUsers(5, store)
         var random = SeededRandom(seed: 20261123)
         var listings = SearchPropertyTests.randomListings(count: 2000, writers: writers, random: &random)
@@ -174,7 +174,7 @@ struct PostgresSearchTests {
     func repositoryBasics() async throws {
         let store = try await Self.openStore()
         defer { store.close() }
-        let repository = PostgresClassRepository(store: store)
+        let repository = SQLClassRepository(database: store.database)
         let users = try await Self.insertUsers(2, store)
         var random = SeededRandom(seed: 5)
         let listings = SearchPropertyTests.randomListings(count: 7, writers: [users[0]], random: &random)
@@ -231,7 +231,7 @@ struct PostgresSearchTests {
     func alertProperty() async throws {
         let store = try await Self.openStore()
         defer { store.close() }
-        let classes = PostgresClassRepository(store: store)
+        let classes = SQLClassRepository(database: store.database)
         let repository = SQLAlertRepository(database: store.database)
         let users = try await Self.insertUsers(6, store)
         var random = SeededRandom(seed: 43)

@@ -47,7 +47,7 @@ struct SearchPropertyTests {
     }
 
     final class Fixture: Sendable {
-        let repository: SQLiteClassRepository
+        let repository: SQLClassRepository
         let listings: [ClassListing]
         let folder: String
 
@@ -61,7 +61,7 @@ struct SearchPropertyTests {
             for index in 0..<5 {
                 writers.append(try await users.create(NewUser(email: "w\(index)@example.com", passwordHash: "x", nickname: "w\(index)"), at: Date()).id)
             }
-            repository = SQLiteClassRepository(store: store)
+            repository = SQLClassRepository(database: store.database)
             var created: [ClassListing] = []
             for listing in SearchPropertyTests.randomListings(count: count, writers: writers, random: &random) {
                 created.append(try await repository.create(listing).listing)

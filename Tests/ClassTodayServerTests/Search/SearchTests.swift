@@ -213,11 +213,11 @@ struct SearchTests {
         combined.type = .sell
         searches.append(("keyword + circle", combined))
         for (name, search) in searches {
-            let statement = try #require(SQLiteClassSearch(search: search, page: PageRequest(limit: 20), viewerId: nil).firstStatement())
+            let statement = try #require(SQLClassSearch(search: search, page: PageRequest(limit: 20), viewerId: nil, dialect: .sqlite)
+                .firstStatement())
             guard case .sqlite(let store) = environment.storage else { Issue.record("SQLite expected"); return }
-            let plan = try await store.writer.read { db in
-                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement.sql, arguments: statement.arguments).map { $0["detail"] as String }
-            }
+            let plan: [String] = try await store.database.rows(SQLStatement(sql: "EXPLAIN QUERY PLAN " + statement.sql, values: statement.values))
+                .map { try $0["detail"] }
             let usesIndex = plan.contains { $0.contains("classes_by_geohash") || $0.contains("VIRTUAL TABLE INDEX") }
             #expect(usesIndex, "\(name): \(plan)")
             #expect(!plan.contains { $0 == "SCAN c" || $0.hasPrefix("SCAN c USING") }, "\(name) scans classes: \(plan)")

@@ -56,7 +56,7 @@ public struct SQLAlertRepository: AlertRepository {
                 SELECT class_id FROM alert_outbox ORDER BY queued_at, class_id LIMIT \(limit) \(raw: db.dialect.lockSkippingLocked)
                 """).map { try $0["class_id"] }
             guard !queued.isEmpty else { return AlertFanOutBatch(classCount: 0, notifications: []) }
-            let listings = try await db.rows("SELECT * FROM classes WHERE deleted_at IS NULL AND id IN \(db.dialect.list(queued))")
+            let listings = try await db.rows("SELECT \(raw: ClassViewQuery.listingColumns) FROM classes c WHERE c.deleted_at IS NULL AND c.id IN \(db.dialect.list(queued))")
                 .map(ClassListing.init(row:))
             let byId = Dictionary(listings.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
             var notifications: [AlertNotification] = []
@@ -89,7 +89,7 @@ public struct SQLAlertRepository: AlertRepository {
               AND (a.days_mask = 0 OR (a.days_mask & \(BitMask.of(listing.days))) <> 0)
               AND (a.max_price IS NULL OR (here.price IS NOT NULL AND here.price <= a.max_price))
               AND a.user_id <> \(listing.writerId)
-              AND \(raw: distance) <= a.radius
+              AND \(distance) <= a.radius
             """)
         var keywords = KeywordFilter(listing: listing)
         var notifications: [AlertNotification] = []

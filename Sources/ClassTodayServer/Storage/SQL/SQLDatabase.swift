@@ -1,3 +1,5 @@
+import ClassTodayCore
+
 /// The backend seam: what the repositories need from a database, written once over SQLite (GRDB) and PostgreSQL
 /// (postgres-nio). A statement runs with bound values and returns rows; ``SQLDatabase/read(_:)`` and
 /// ``SQLDatabase/transaction(_:)`` lend one connection for several statements; ``SQLDialect`` holds the few SQL
@@ -74,13 +76,42 @@ public struct SQLDialect: Sendable {
     /// See ``trueLiteral``.
     public var falseLiteral: String { backend == .postgres ? "false" : "0" }
 
-    /// The haversine distance in meters between two points given as SQL expressions (columns, or columns of a
-    /// subquery: an expression may appear several times), NULL when a coordinate is NULL; it agrees with
-    /// ``Haversine/distance(_:_:)`` (SQLite calls it, PostgreSQL evaluates the same operations).
-    public func distance(lat1: String, lon1: String, lat2: String, lon2: String) -> String {
+    /// The haversine distance in meters between two points given as SQL expressions (columns, or bound values: an
+    /// expression may be repeated, its values bound at each place), NULL when a coordinate is NULL. It agrees with
+    /// ``Haversine/distance(_:_:)``: SQLite calls it (`ct_distance`); PostgreSQL evaluates the same operations in the
+    /// same order (radius ``Haversine/earthRadiusMeters``) in IEEE double precision with the C library's `sin`,
+    /// `cos`, `atan2` and `sqrt`, so that SQL and Swift agree to within floating point (in practice bit for bit).
+    public func distance(lat1: SQLStatement, lon1: SQLStatement, lat2: SQLStatement, lon2: SQLStatement) -> SQLStatement {
+        guard backend == .postgres else { return "ct_distance(\(lat1), \(lon1), \(lat2), \(lon2))" }
+        func radians(_ degrees: SQLStatement) -> SQLStatement { "((\(degrees))::float8 * pi() / 180::float8)" }
+        let (phi1, phi2) = (radians(lat1), radians(lat2))
+        let halfDeltaLat: SQLStatement = "((\(phi2) - \(phi1)) / 2::float8)"
+        let halfDeltaLon: SQLStatement = "(\(radians("(\(lon2))::float8 - (\(lon1))::float8")) / 2::float8)"
+        let halfLatSum: SQLStatement = "((\(phi1) + \(phi2)) / 2::float8)"
+        let (sinLat, cosLat): (SQLStatement, SQLStatement) = ("sin(\(halfDeltaLat))", "cos(\(halfDeltaLat))")
+        let (sinLon, cosLon): (SQLStatement, SQLStatement) = ("sin(\(halfDeltaLon))", "cos(\(halfDeltaLon))")
+        let sinSum: SQLStatement = "sin(\(halfLatSum))"
+        let haversine: SQLStatement = "\(sinLat) * \(sinLat) + cos(\(phi1)) * cos(\(phi2)) * \(sinLon) * \(sinLon)"
+        let complement: SQLStatement = "\(cosLat) * \(cosLat) * \(cosLon) * \(cosLon) + \(sinSum) * \(sinSum) * \(sinLon) * \(sinLon)"
+        let radius = String(Haversine.earthRadiusMeters)
+        return """
+            (2::float8 * atan2(sqrt(greatest(0::float8, \(haversine))), sqrt(greatest(0::float8, \(complement)))) \
+            * \(raw: radius)::float8)
+            """
+    }
+
+    /// A subquery of the JSON array text of `column` over the rows of `source` (a FROM clause with its conditions)
+    /// in `order`: `[]` when there are none.
+    public func jsonArray(of column: String, from source: String, orderBy order: String) -> String {
         backend == .postgres
-            ? PostgresClassViewQuery.haversineSQL(lat1: lat1, lon1: lon1, lat2: lat2, lon2: lon2)
-            : "ct_distance(\(lat1), \(lon1), \(lat2), \(lon2))"
+            ? "(SELECT COALESCE(json_agg(\(column) ORDER BY \(order)), '[]'::json)::text FROM \(source))"
+            : "(SELECT json_group_array(value) FROM (SELECT \(column) AS value FROM \(source) ORDER BY \(order)))"
+    }
+
+    /// Appended to a text operand of ORDER BY or a comparison to compare by bytes, as SQLite always does
+    /// (PostgreSQL's default collation may not).
+    public var byteOrder: String {
+        backend == .postgres ? #"COLLATE "C""# : ""
     }
 
     /// A statement that waits for a lock on (`space`, hash of `key`) held until the transaction ends, on PostgreSQL

@@ -124,10 +124,10 @@ public struct SQLiteMatchRepository: MatchRepository {
     }
 
     private static func listing(_ classId: String, _ db: Database) throws -> SeatedListing {
-        guard let row = try ClassViewQuery.fetchRows(db, viewerId: nil, where: "c.id = :id", orderBy: "c.id", limit: 1,
+        guard let row = try SQLiteClassViewQuery.fetchRows(db, viewerId: nil, where: "c.id = :id", orderBy: "c.id", limit: 1,
                                                      arguments: ["id": classId]).first
         else { throw DomainError.notFound("class") }
-        return SeatedListing(listing: ClassViewQuery.view(row: row).listing, seatsTaken: row["seats_taken"])
+        return SeatedListing(listing: SQLiteClassViewQuery.view(row: row).listing, seatsTaken: row["seats_taken"])
     }
 
     private static func postSystemMessage(for match: Match, by userId: String, at date: Date, _ db: Database) throws -> ChatMessage {

@@ -4,7 +4,7 @@ import GRDB
 
 /// The one SELECT that reads listings as a viewer sees them: the class, its writer, its images and whether the
 /// viewer saved it, all in a single statement (no query per class).
-package enum ClassViewQuery {
+package enum SQLiteClassViewQuery {
     private static let columns = """
         c.*, u.nickname AS writer_nickname, u.profile_image_id AS writer_image_id,
         u.rating_sum AS writer_rating_sum, u.rating_count AS writer_rating_count,

@@ -1,0 +1,63 @@
+import ClassTodayCore
+
+/// The one SELECT that reads listings as a viewer sees them: the class, its writer, its images and whether the
+/// viewer saved it, all in a single statement (no query per class).
+package enum ClassViewQuery {
+    /// The columns of `classes c` that ``ClassListing/init(row:)`` reads (not PostgreSQL's keyword `tsvector`).
+    static let listingColumns = """
+        c.id, c.type, c.name, c.description, c.days, c.time, c.place, c.lat, c.lon, c.keyword_location, c.price,
+        c.price_unit, c.subjects, c.targets, c.capacity, c.status, c.writer_id, c.favorite_count, c.created_at, c.updated_at
+        """
+
+    /// Listings not deleted that `condition` selects, as `viewerId` sees them, with `extraColumns` and `join`ed
+    /// tables, in `order` (a fixed text), at most `limit` of them.
+    static func select(
+        viewerId: String?, _ dialect: SQLDialect, extraColumns: String = "", join: SQLStatement = "",
+        where condition: SQLStatement, orderBy order: String? = nil, limit: Int? = nil
+    ) -> SQLStatement {
+        let images = dialect.jsonArray(of: "ci.image_id", from: "class_images ci WHERE ci.class_id = c.id", orderBy: "ci.position")
+        var statement: SQLStatement = """
+            SELECT \(raw: listingColumns), u.nickname AS writer_nickname, u.profile_image_id AS writer_image_id,
+                u.rating_sum AS writer_rating_sum, u.rating_count AS writer_rating_count,
+                EXISTS(SELECT 1 FROM favorites vf WHERE vf.class_id = c.id AND vf.user_id = \(viewerId)) AS is_favorite,
+                \(raw: images) AS image_ids\(raw: extraColumns)
+            FROM classes c JOIN users u ON u.id = c.writer_id \(join)
+            WHERE c.deleted_at IS NULL AND (\(condition))
+            """
+        if let order { statement.append(raw: " ORDER BY \(order)") }
+        if let limit { statement.append(" LIMIT \(limit)") }
+        return statement
+    }
+
+    /// The listings, not deleted, whose ids are in `ids` (in no particular order), as `viewerId` sees them.
+    package static func views(ids: [String], viewerId: String?, _ db: any SQLExecutor) async throws -> [ClassView] {
+        guard !ids.isEmpty else { return [] }
+        return try await db.rows(select(viewerId: viewerId, db.dialect, where: "c.id IN \(db.dialect.list(ids))")).map(ClassView.init(row:))
+    }
+
+    /// The listing `id` as `viewerId` sees it; nil when it does not exist or was deleted.
+    static func view(id: String, viewerId: String?, _ db: any SQLExecutor) async throws -> ClassView? {
+        try await db.row(select(viewerId: viewerId, db.dialect, where: "c.id = \(id)")).map(ClassView.init(row:))
+    }
+
+    /// A page from rows fetched with `limit + 1`: the extra row only says that there is a next page.
+    static func page(_ rows: [SQLRow], limit: Int, cursor: (SQLRow, ClassView) throws -> PageCursor) throws -> Page<ClassView> {
+        let visible = Array(rows.prefix(limit))
+        let views = try visible.map(ClassView.init(row:))
+        var next: String?
+        if rows.count > limit, let last = visible.last, let lastView = views.last {
+            next = try cursor(last, lastView).encoded
+        }
+        return Page(items: views, nextCursor: next)
+    }
+}
+
+extension ClassView {
+    /// Decodes a row of ``ClassViewQuery/select(viewerId:_:extraColumns:join:where:orderBy:limit:)``.
+    init(row: SQLRow) throws {
+        let listing = try ClassListing(row: row)
+        let writer = WriterSummary(id: listing.writerId, nickname: try row["writer_nickname"], profileImageId: try row["writer_image_id"],
+                                   rating: try row.rating(sum: "writer_rating_sum", count: "writer_rating_count"))
+        self.init(listing: listing, writer: writer, isFavorite: try row["is_favorite"])
+    }
+}
