@@ -7,17 +7,11 @@ import HummingbirdCore
 /// `{"items": [...], "nextCursor": "..." | null}` with a `Link: <...>; rel="next"` header when there is a next page.
 struct PageResponse<Item: Encodable & Sendable>: ResponseGenerator, Encodable, Sendable {
     let items: [Item]
-    let nextCursor: String?
+    @Nullable var nextCursor: String?
     /// The request's path and query, to build the next link from.
     let requestURI: URI
 
     private enum CodingKeys: String, CodingKey { case items, nextCursor }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(items, forKey: .items)
-        try container.encode(nextCursor, forKey: .nextCursor)
-    }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
         var response = try APIJSONEncoder().encode(self, from: request, context: context)

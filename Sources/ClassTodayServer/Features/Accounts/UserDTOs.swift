@@ -5,47 +5,40 @@ import Hummingbird
 
 /// The full user, as its owner sees it.
 struct UserResponse: ResponseEncodable {
-    let user: User
+    let id: String
+    let email: String
+    let nickname: String
+    @Nullable var description: String?
+    @Nullable var company: String?
+    let subjects: [Subject]
+    @Nullable var profileImageUrl: String?
+    @Nullable var location: GeoPoint?
+    @Nullable var keywordLocation: String?
+    @Nullable var detailLocation: String?
+    let rating: Rating
+    let createdAt: Date
 
-    private enum CodingKeys: String, CodingKey {
-        case id, email, nickname, description, company, subjects, profileImageUrl, location, keywordLocation,
-             detailLocation, rating, createdAt
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(user.id, forKey: .id)
-        try container.encode(user.email, forKey: .email)
-        try container.encode(user.nickname, forKey: .nickname)
-        try container.encode(user.description, forKey: .description)
-        try container.encode(user.company, forKey: .company)
-        try container.encode(user.subjects, forKey: .subjects)
-        try container.encode(user.profileImageId.map(ImageURL.path(for:)), forKey: .profileImageUrl)
-        try container.encode(user.location, forKey: .location)
-        try container.encode(user.keywordLocation, forKey: .keywordLocation)
-        try container.encode(user.detailLocation, forKey: .detailLocation)
-        try container.encode(user.rating, forKey: .rating)
-        try container.encode(user.createdAt, forKey: .createdAt)
+    init(user: User) {
+        (id, email, nickname, description, company) = (user.id, user.email, user.nickname, user.description, user.company)
+        (subjects, profileImageUrl) = (user.subjects, user.profileImageId.map(ImageURL.path(for:)))
+        (location, keywordLocation, detailLocation) = (user.location, user.keywordLocation, user.detailLocation)
+        (rating, createdAt) = (user.rating, user.createdAt)
     }
 }
 
 /// A user as anyone may see them: never the email, never the location.
 struct PublicProfileResponse: ResponseEncodable {
-    let user: User
+    let id: String
+    let nickname: String
+    @Nullable var description: String?
+    @Nullable var company: String?
+    let subjects: [Subject]
+    @Nullable var profileImageUrl: String?
+    let rating: Rating
 
-    private enum CodingKeys: String, CodingKey {
-        case id, nickname, description, company, subjects, profileImageUrl, rating
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(user.id, forKey: .id)
-        try container.encode(user.nickname, forKey: .nickname)
-        try container.encode(user.description, forKey: .description)
-        try container.encode(user.company, forKey: .company)
-        try container.encode(user.subjects, forKey: .subjects)
-        try container.encode(user.profileImageId.map(ImageURL.path(for:)), forKey: .profileImageUrl)
-        try container.encode(user.rating, forKey: .rating)
+    init(user: User) {
+        (id, nickname, description, company) = (user.id, user.nickname, user.description, user.company)
+        (subjects, profileImageUrl, rating) = (user.subjects, user.profileImageId.map(ImageURL.path(for:)), user.rating)
     }
 }
 

@@ -4,62 +4,59 @@ import Hummingbird
 
 /// A class object as the API shows it.
 struct ClassResponse: ResponseEncodable {
-    let view: ClassView
+    let id: String
+    let type: ClassType
+    let name: String
+    let description: String
+    let days: [Weekday]
+    @Nullable var time: String?
+    @Nullable var place: String?
+    @Nullable var location: GeoPoint?
+    @Nullable var keywordLocation: String?
+    @Nullable var price: Int?
+    let priceUnit: PriceUnit
+    let subjects: [Subject]
+    let targets: [Target]
+    let capacity: Int
+    let status: ClassStatus
+    let images: [ImageLink]
+    let writer: WriterResponse
+    let favoriteCount: Int
+    let isFavorite: Bool
+    /// Meters from a geo search's centre, to the decimetre; absent outside geo searches.
+    let distance: Double?
+    let createdAt: Date
+    let updatedAt: Date
 
-    private enum CodingKeys: String, CodingKey {
-        case id, type, name, description, days, time, place, location, keywordLocation, price, priceUnit, subjects,
-             targets, capacity, status, images, writer, favoriteCount, isFavorite, distance, createdAt, updatedAt
-    }
-
-    private struct ImageLink: Encodable {
+    /// `{id, url}` of one of the class's images.
+    struct ImageLink: Encodable {
         let id: String
         let url: String
     }
 
-    func encode(to encoder: any Encoder) throws {
+    init(view: ClassView) {
         let listing = view.listing
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(listing.id, forKey: .id)
-        try container.encode(listing.type, forKey: .type)
-        try container.encode(listing.name, forKey: .name)
-        try container.encode(listing.description, forKey: .description)
-        try container.encode(listing.days, forKey: .days)
-        try container.encode(listing.time, forKey: .time)
-        try container.encode(listing.place, forKey: .place)
-        try container.encode(listing.location, forKey: .location)
-        try container.encode(listing.keywordLocation, forKey: .keywordLocation)
-        try container.encode(listing.price, forKey: .price)
-        try container.encode(listing.priceUnit, forKey: .priceUnit)
-        try container.encode(listing.subjects, forKey: .subjects)
-        try container.encode(listing.targets, forKey: .targets)
-        try container.encode(listing.capacity, forKey: .capacity)
-        try container.encode(listing.status, forKey: .status)
-        try container.encode(listing.imageIds.map { ImageLink(id: $0, url: ImageURL.path(for: $0)) }, forKey: .images)
-        try container.encode(WriterResponse(view.writer), forKey: .writer)
-        try container.encode(listing.favoriteCount, forKey: .favoriteCount)
-        try container.encode(view.isFavorite, forKey: .isFavorite)
-        try container.encodeIfPresent(view.distance.map { ($0 * 10).rounded() / 10 }, forKey: .distance)
-        try container.encode(listing.createdAt, forKey: .createdAt)
-        try container.encode(listing.updatedAt, forKey: .updatedAt)
+        (id, type, name, description, days) = (listing.id, listing.type, listing.name, listing.description, listing.days)
+        (time, place, location, keywordLocation) = (listing.time, listing.place, listing.location, listing.keywordLocation)
+        (price, priceUnit, subjects, targets) = (listing.price, listing.priceUnit, listing.subjects, listing.targets)
+        (capacity, status, favoriteCount, isFavorite) = (listing.capacity, listing.status, listing.favoriteCount, view.isFavorite)
+        images = listing.imageIds.map { ImageLink(id: $0, url: ImageURL.path(for: $0)) }
+        writer = WriterResponse(view.writer)
+        distance = view.distance.map { ($0 * 10).rounded() / 10 }
+        (createdAt, updatedAt) = (listing.createdAt, listing.updatedAt)
     }
 }
 
 /// A user as shown next to what they wrote: `{id, nickname, profileImageUrl, rating}` (writers, room members).
 struct WriterResponse: Encodable {
-    let summary: WriterSummary
+    let id: String
+    let nickname: String
+    @Nullable var profileImageUrl: String?
+    let rating: Rating
 
     init(_ summary: WriterSummary) {
-        self.summary = summary
-    }
-
-    private enum CodingKeys: String, CodingKey { case id, nickname, profileImageUrl, rating }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(summary.id, forKey: .id)
-        try container.encode(summary.nickname, forKey: .nickname)
-        try container.encode(summary.profileImageId.map(ImageURL.path(for:)), forKey: .profileImageUrl)
-        try container.encode(summary.rating, forKey: .rating)
+        (id, nickname, rating) = (summary.id, summary.nickname, summary.rating)
+        profileImageUrl = summary.profileImageId.map(ImageURL.path(for:))
     }
 }
 

@@ -83,25 +83,22 @@ struct MarkReadRequest: Decodable {
 
 /// An alert as the API shows it.
 struct AlertResponse: ResponseEncodable {
-    let alert: Alert
+    let id: String
+    let lat: Double
+    let lon: Double
+    let radius: Double
+    @Nullable var q: String?
+    @Nullable var type: ClassType?
+    @Nullable var subjects: [Subject]?
+    @Nullable var targets: [Target]?
+    @Nullable var days: [Weekday]?
+    @Nullable var maxPrice: Int?
+    let createdAt: Date
 
-    private enum CodingKeys: String, CodingKey {
-        case id, lat, lon, radius, q, type, subjects, targets, days, maxPrice, createdAt
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(alert.id, forKey: .id)
-        try container.encode(alert.center.lat, forKey: .lat)
-        try container.encode(alert.center.lon, forKey: .lon)
-        try container.encode(alert.radius, forKey: .radius)
-        try container.encode(alert.query, forKey: .q)
-        try container.encode(alert.type, forKey: .type)
-        try container.encode(alert.subjects, forKey: .subjects)
-        try container.encode(alert.targets, forKey: .targets)
-        try container.encode(alert.days, forKey: .days)
-        try container.encode(alert.maxPrice, forKey: .maxPrice)
-        try container.encode(alert.createdAt, forKey: .createdAt)
+    init(alert: Alert) {
+        (id, lat, lon, radius, q) = (alert.id, alert.center.lat, alert.center.lon, alert.radius, alert.query)
+        (type, subjects, targets, days) = (alert.type, alert.subjects, alert.targets, alert.days)
+        (maxPrice, createdAt) = (alert.maxPrice, alert.createdAt)
     }
 }
 

@@ -113,29 +113,27 @@ struct ReviewRequest: Decodable {
 
 /// A match as the API shows it.
 struct MatchResponse: ResponseEncodable {
-    let match: Match
+    let id: String
+    let roomId: String
+    let classId: String
+    let sellerId: String
+    let buyerId: String
+    let status: MatchStatus
+    let proposedBy: String
+    @Nullable var days: [Weekday]?
+    @Nullable var time: String?
+    @Nullable var place: String?
+    @Nullable var location: GeoPoint?
+    @Nullable var price: Int?
+    @Nullable var priceUnit: PriceUnit?
+    let createdAt: Date
+    let updatedAt: Date
 
-    private enum CodingKeys: String, CodingKey {
-        case id, roomId, classId, sellerId, buyerId, status, proposedBy, days, time, place, location, price, priceUnit, createdAt, updatedAt
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(match.id, forKey: .id)
-        try container.encode(match.roomId, forKey: .roomId)
-        try container.encode(match.classId, forKey: .classId)
-        try container.encode(match.sellerId, forKey: .sellerId)
-        try container.encode(match.buyerId, forKey: .buyerId)
-        try container.encode(match.status, forKey: .status)
-        try container.encode(match.proposedBy, forKey: .proposedBy)
-        try container.encode(match.terms.days, forKey: .days)
-        try container.encode(match.terms.time, forKey: .time)
-        try container.encode(match.terms.place, forKey: .place)
-        try container.encode(match.terms.location, forKey: .location)
-        try container.encode(match.terms.price, forKey: .price)
-        try container.encode(match.terms.priceUnit, forKey: .priceUnit)
-        try container.encode(match.createdAt, forKey: .createdAt)
-        try container.encode(match.updatedAt, forKey: .updatedAt)
+    init(match: Match) {
+        (id, roomId, classId, sellerId, buyerId) = (match.id, match.roomId, match.classId, match.sellerId, match.buyerId)
+        (status, proposedBy, createdAt, updatedAt) = (match.status, match.proposedBy, match.createdAt, match.updatedAt)
+        let terms = match.terms
+        (days, time, place, location, price, priceUnit) = (terms.days, terms.time, terms.place, terms.location, terms.price, terms.priceUnit)
     }
 }
 

@@ -60,24 +60,25 @@ struct RecommendationsController {
 
 /// `{"items": [{"class", "score", "distance", "reasons"}]}`.
 struct RecommendationsResponse: ResponseEncodable {
+    /// One recommended class, its score and distance, and the reasons' parts.
     struct Item: Encodable {
-        let view: ClassView
-        let recommendation: Recommendation
+        let `class`: ClassResponse
+        let score: Double
+        let distance: Double
+        let reasons: Reasons
 
-        private enum CodingKeys: String, CodingKey { case `class`, score, distance, reasons }
-
-        private struct Reasons: Encodable {
+        /// How much each part of the match counted.
+        struct Reasons: Encodable {
             let subjects, targets, days, distance, price, rating: Double
         }
 
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
+        init(view: ClassView, recommendation: Recommendation) {
             let reasons = recommendation.reasons
-            try container.encode(ClassResponse(view: view), forKey: .class)
-            try container.encode((recommendation.score * 1000).rounded() / 1000, forKey: .score)
-            try container.encode(((view.distance ?? 0) * 10).rounded() / 10, forKey: .distance)
-            try container.encode(Reasons(subjects: reasons.subjects, targets: reasons.targets, days: reasons.days,
-                                         distance: reasons.distance, price: reasons.price, rating: reasons.rating), forKey: .reasons)
+            self.class = ClassResponse(view: view)
+            score = (recommendation.score * 1000).rounded() / 1000
+            distance = ((view.distance ?? 0) * 10).rounded() / 10
+            self.reasons = Reasons(subjects: reasons.subjects, targets: reasons.targets, days: reasons.days,
+                                   distance: reasons.distance, price: reasons.price, rating: reasons.rating)
         }
     }
 
