@@ -17,6 +17,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Requests per minute per client; 0 turns rate limiting off. Env: CLASSTODAY_RATE_LIMIT")
     var rateLimit: Int?
 
+    @Option(help: "The banned-words list, reread when it changes. Env: CLASSTODAY_BANNED_WORDS_PATH. Default ./config/banned-words.txt")
+    var bannedWords: String?
+
     @OptionGroup var options: ServerOptions
 
     func run() async throws {
@@ -24,6 +27,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let host { extra["host"] = .init(.string(host), isSecret: false) }
         if let port { extra["port"] = .init(.int(port), isSecret: false) }
         if let rateLimit { extra["rateLimit"] = .init(.int(rateLimit), isSecret: false) }
+        if let bannedWords { extra["bannedWords.path"] = .init(.string(bannedWords), isSecret: false) }
         let configuration = try await options.resolve(extra: extra)
         var logger = Logger(label: "classtoday")
         logger.logLevel = configuration.logLevel

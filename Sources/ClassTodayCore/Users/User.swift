@@ -41,6 +41,10 @@ public struct User: Sendable, Hashable {
     public var detailLocation: String?
     /// Reviews summary.
     public var rating: Rating
+    /// The version of the terms of service the user accepted last; nil for accounts from before terms were recorded.
+    public var termsVersion: String?
+    /// When the user accepted ``termsVersion``.
+    public var termsAcceptedAt: Date?
     /// When the account was created.
     public let createdAt: Date
 
@@ -48,7 +52,8 @@ public struct User: Sendable, Hashable {
     public init(
         id: String, email: String, nickname: String, description: String = "", company: String = "",
         subjects: [Subject] = [], profileImageId: String? = nil, location: GeoPoint? = nil,
-        keywordLocation: String? = nil, detailLocation: String? = nil, rating: Rating = .none, createdAt: Date
+        keywordLocation: String? = nil, detailLocation: String? = nil, rating: Rating = .none,
+        termsVersion: String? = nil, termsAcceptedAt: Date? = nil, createdAt: Date
     ) {
         self.id = id
         self.email = email
@@ -61,6 +66,8 @@ public struct User: Sendable, Hashable {
         self.keywordLocation = keywordLocation
         self.detailLocation = detailLocation
         self.rating = rating
+        self.termsVersion = termsVersion
+        self.termsAcceptedAt = termsAcceptedAt
         self.createdAt = createdAt
     }
 }

@@ -8,12 +8,15 @@ public struct NewUser: Sendable, Hashable {
     public let passwordHash: String
     /// The display name.
     public let nickname: String
+    /// The version of the terms of service accepted at signup, if the signup recorded one.
+    public let termsVersion: String?
 
     /// Creates the signup record.
-    public init(email: String, passwordHash: String, nickname: String) {
+    public init(email: String, passwordHash: String, nickname: String, termsVersion: String? = nil) {
         self.email = email
         self.passwordHash = passwordHash
         self.nickname = nickname
+        self.termsVersion = termsVersion
     }
 }
 

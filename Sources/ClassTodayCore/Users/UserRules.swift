@@ -14,6 +14,15 @@ public enum UserRules {
     public static let keywordLocationLength = 0...100
     /// Accepted address text lengths.
     public static let detailLocationLength = 0...200
+    /// Accepted terms-of-service version lengths.
+    public static let termsVersionLength = 1...64
+
+    /// Checks a terms version sent by a client: absent is fine (the caller decides what that means); present, it
+    /// must be `current`, the only version a user can accept now.
+    public static func checkTermsVersion(_ version: String?, current: String, into validator: inout FieldValidator) {
+        guard let version else { return }
+        validator.check(version == current, "termsVersion", "must be the current terms version (\(current))")
+    }
 
     /// The form used to compare emails: trimmed and lowercased.
     public static func normalizedEmail(_ email: String) -> String {

@@ -1,3 +1,4 @@
+import ClassTodayCore
 import Configuration
 import Foundation
 import Logging
@@ -35,6 +36,13 @@ public struct AppConfiguration: Sendable {
     public var unattachedImageGrace: Duration = .seconds(24 * 3600)
     /// How often background clean-up (expired sessions, unreferenced images) runs.
     public var cleanupInterval: Duration = .seconds(3600)
+    /// The banned-words list (see `config/banned-words.txt` for its format), reread when it changes.
+    public var bannedWordsPath: String = "./config/banned-words.txt"
+    /// How long at least between two checks of the banned-words file's modification time; zero checks on every use.
+    public var bannedWordsCheckInterval: Duration = .seconds(2)
+    /// The version of the terms of service that users accept now; changing it makes `GET /v1/me` report older
+    /// acceptances as out of date.
+    public var termsVersion: String = "2026-11-01"
 
     /// The default configuration: 127.0.0.1:8080 with everything under `./data`.
     public init() {}
@@ -56,7 +64,8 @@ extension AppConfiguration {
     /// Keys (environment variables in brackets): `host` (CLASSTODAY_HOST), `port`, `dataDir`, `databaseUrl`,
     /// `migrationsDir`, `logLevel`, `limits.bodyBytes` (CLASSTODAY_LIMITS_BODY_BYTES), `limits.imageBytes`,
     /// `rateLimit` (per minute, 0 = off), `authRateLimit`, `bcrypt.cost`, `tokens.lifetimeSeconds`,
-    /// `sqlite.durableCommits`, `images.unattachedGraceSeconds`, `cleanup.intervalSeconds`.
+    /// `sqlite.durableCommits`, `images.unattachedGraceSeconds`, `cleanup.intervalSeconds`, `bannedWords.path`
+    /// (CLASSTODAY_BANNED_WORDS_PATH), `bannedWords.checkSeconds`, `terms.version` (CLASSTODAY_TERMS_VERSION).
     public init(reader: ConfigReader) throws {
         var config = AppConfiguration()
         config.host = reader.string(forKey: "host", default: config.host)
@@ -78,6 +87,9 @@ extension AppConfiguration {
         config.durableCommits = reader.bool(forKey: "sqlite.durableCommits", default: config.durableCommits)
         config.unattachedImageGrace = .seconds(reader.int(forKey: "images.unattachedGraceSeconds", default: 24 * 3600))
         config.cleanupInterval = .seconds(reader.int(forKey: "cleanup.intervalSeconds", default: 3600))
+        config.bannedWordsPath = reader.string(forKey: "bannedWords.path", default: config.bannedWordsPath)
+        config.bannedWordsCheckInterval = .seconds(reader.int(forKey: "bannedWords.checkSeconds", default: 2))
+        config.termsVersion = reader.string(forKey: "terms.version", default: config.termsVersion)
         try config.validate()
         self = config
     }
@@ -96,6 +108,13 @@ extension AppConfiguration {
         }
         guard cleanupInterval > .zero else { throw ConfigurationError.invalid(key: "cleanup.intervalSeconds", reason: "must be positive") }
         guard tokenLifetime > .zero else { throw ConfigurationError.invalid(key: "tokens.lifetimeSeconds", reason: "must be positive") }
+        guard bannedWordsCheckInterval >= .zero else {
+            throw ConfigurationError.invalid(key: "bannedWords.checkSeconds", reason: "must not be negative")
+        }
+        guard !bannedWordsPath.isEmpty else { throw ConfigurationError.invalid(key: "bannedWords.path", reason: "must not be empty") }
+        guard UserRules.termsVersionLength.contains(termsVersion.unicodeScalars.count), termsVersion.trimmingWhitespace() == termsVersion else {
+            throw ConfigurationError.invalid(key: "terms.version", reason: "must be 1 to \(UserRules.termsVersionLength.upperBound) characters without surrounding spaces")
+        }
         if let databaseURL { _ = try DatabaseLocation(url: databaseURL) }
     }
 

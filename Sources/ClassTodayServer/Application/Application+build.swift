@@ -32,9 +32,24 @@ public struct ServerEnvironment: Sendable {
     public let metrics: PrometheusCollectorRegistry
     /// Carries chat events between the hubs of every node: in-process on SQLite, `LISTEN/NOTIFY` on PostgreSQL.
     public let chatBus: any ChatBus
+    /// The banned-words list, reread when its file changes.
+    public let bannedWords: BannedWordsFile
 
-    /// Opens the database named by `configuration`, applies pending migrations and builds the repositories.
-    public static func open(_ configuration: AppConfiguration, logger: Logger) async throws -> ServerEnvironment {
+    /// Opens the database named by `configuration`, applies pending migrations and builds the repositories. With
+    /// `requiringBannedWords` (a server that will take requests) the banned-words list is read first, and a missing or
+    /// bad list is a ``ConfigurationError`` before the database is opened; otherwise it is read on first use.
+    public static func open(
+        _ configuration: AppConfiguration, logger: Logger, requiringBannedWords: Bool = false
+    ) async throws -> ServerEnvironment {
+        let bannedWords = BannedWordsFile(
+            path: configuration.bannedWordsPath, checkInterval: configuration.bannedWordsCheckInterval, logger: logger)
+        if requiringBannedWords {
+            do {
+                try bannedWords.load()
+            } catch {
+                throw ConfigurationError.invalid(key: "bannedWords.path", reason: "cannot be used: \(error)")
+            }
+        }
         let images = try DiskImageRepository(root: configuration.imagesDirectory)
         func migrations(_ backend: String) throws -> [Migration] {
             try Migration.load(from: URL(fileURLWithPath: configuration.migrationsDirectory).appendingPathComponent(backend).path)
@@ -48,7 +63,8 @@ public struct ServerEnvironment: Sendable {
                 sessions: SQLSessionRepository(database: store.database), classes: SQLClassRepository(database: store.database),
                 images: images, imageRecords: SQLImageRecordRepository(database: store.database, images: images),
                 chats: SQLiteChatRepository(store: store), matches: SQLiteMatchRepository(store: store),
-                alerts: SQLAlertRepository(database: store.database), metrics: PrometheusCollectorRegistry(), chatBus: InProcessChatBus())
+                alerts: SQLAlertRepository(database: store.database), metrics: PrometheusCollectorRegistry(), chatBus: InProcessChatBus(),
+                bannedWords: bannedWords)
         case .postgres(let url):
             let store = try PostgresStore.open(url: url, logger: logger)
             do {
@@ -63,7 +79,7 @@ public struct ServerEnvironment: Sendable {
                 images: images, imageRecords: SQLImageRecordRepository(database: store.database, images: images),
                 chats: PostgresChatRepository(store: store), matches: PostgresMatchRepository(store: store),
                 alerts: SQLAlertRepository(database: store.database), metrics: PrometheusCollectorRegistry(),
-                chatBus: PostgresChatBus(store: store, logger: logger))
+                chatBus: PostgresChatBus(store: store, logger: logger), bannedWords: bannedWords)
         }
     }
 
@@ -87,14 +103,14 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger? 
     var logger = logger ?? Logger(label: "classtoday")
     logger.logLevel = configuration.logLevel
     try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
-    let environment = try await ServerEnvironment.open(configuration, logger: logger)
+    let environment = try await ServerEnvironment.open(configuration, logger: logger, requiringBannedWords: true)
     return buildApplication(environment, logger: logger)
 }
 
 /// Builds the server over an already opened environment.
 public func buildApplication(_ environment: ServerEnvironment, logger: Logger) -> some ApplicationProtocol {
     let configuration = environment.configuration
-    let hub = ChatHub(bus: environment.chatBus, chats: environment.chats, logger: logger)
+    let hub = ChatHub(bus: environment.chatBus, chats: environment.chats, bannedWords: environment.bannedWords, logger: logger)
     let fanOut = AlertFanOut(alerts: environment.alerts, hub: hub, logger: logger)
     let router = buildRouter(environment, hub: hub, fanOut: fanOut, logger: logger)
     return Application(
@@ -133,9 +149,11 @@ func buildRouter(_ environment: ServerEnvironment, hub: ChatHub, fanOut: AlertFa
     let api = router.group("v1")
     AccountsController(
         users: environment.users, sessions: environment.sessions, imageRecords: environment.imageRecords,
-        hasher: PasswordHasher(cost: configuration.bcryptCost), tokenLifetime: configuration.tokenLifetime
+        hasher: PasswordHasher(cost: configuration.bcryptCost), tokenLifetime: configuration.tokenLifetime,
+        bannedWords: environment.bannedWords, termsVersion: configuration.termsVersion
     ).addRoutes(to: api)
-    ClassesController(classes: environment.classes, users: environment.users, fanOut: fanOut).addRoutes(to: api)
+    ClassesController(classes: environment.classes, users: environment.users, fanOut: fanOut, bannedWords: environment.bannedWords)
+        .addRoutes(to: api)
     RecommendationsController(classes: environment.classes).addRoutes(to: api)
     AlertsController(alerts: environment.alerts).addRoutes(to: api)
     ImagesController(

@@ -68,4 +68,33 @@ struct AppConfigurationTests {
             try await AppConfiguration.resolve(flags: [:], environment: [:], configFile: "/nonexistent/classtoday.json")
         }
     }
+
+    @Test("the banned-words list and the terms version come from the file, the environment or flags")
+    func contentSettings() async throws {
+        let defaults = try await AppConfiguration.resolve(flags: [:], environment: [:], configFile: nil)
+        #expect(defaults.bannedWordsPath == "./config/banned-words.txt")
+        #expect(defaults.bannedWordsCheckInterval == .seconds(2))
+        #expect(defaults.termsVersion == "2026-11-01")
+
+        let file = try writeConfigFile(#"{"bannedWords": {"path": "/etc/ct/words.txt", "checkSeconds": 10}, "terms": {"version": "v7"}}"#)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let fromFile = try await AppConfiguration.resolve(flags: [:], environment: [:], configFile: file)
+        #expect(fromFile.bannedWordsPath == "/etc/ct/words.txt" && fromFile.bannedWordsCheckInterval == .seconds(10))
+        #expect(fromFile.termsVersion == "v7")
+
+        let environment = ["CLASSTODAY_BANNED_WORDS_PATH": "/env/words.txt", "CLASSTODAY_TERMS_VERSION": "v8"]
+        let fromEnvironment = try await AppConfiguration.resolve(flags: [:], environment: environment, configFile: file)
+        #expect(fromEnvironment.bannedWordsPath == "/env/words.txt" && fromEnvironment.termsVersion == "v8")
+
+        let fromFlags = try await AppConfiguration.resolve(
+            flags: ["bannedWords.path": .init(.string("/flag/words.txt"), isSecret: false)], environment: environment, configFile: file)
+        #expect(fromFlags.bannedWordsPath == "/flag/words.txt")
+
+        await #expect(throws: ConfigurationError.invalid(key: "bannedWords.checkSeconds", reason: "must not be negative")) {
+            try await AppConfiguration.resolve(flags: [:], environment: ["CLASSTODAY_BANNED_WORDS_CHECK_SECONDS": "-1"], configFile: nil)
+        }
+        await #expect(throws: ConfigurationError.self) {
+            try await AppConfiguration.resolve(flags: [:], environment: ["CLASSTODAY_TERMS_VERSION": " "], configFile: nil)
+        }
+    }
 }

@@ -36,7 +36,8 @@ struct OperationsTests {
         let configuration = try TestServer.configuration()
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
         let environment = try await ServerEnvironment.open(configuration, logger: Logger(label: "test"))
-        let hub = ChatHub(bus: InProcessChatBus(), chats: environment.chats, logger: Logger(label: "test"))
+        let hub = ChatHub(bus: InProcessChatBus(), chats: environment.chats, bannedWords: environment.bannedWords,
+                          logger: Logger(label: "test"))
         let fanOut = AlertFanOut(alerts: environment.alerts, hub: hub, logger: Logger(label: "test"))
         let router = buildRouter(environment, hub: hub, fanOut: fanOut, logger: Logger(label: "test"))
         let document = try #require(try JSONSerialization.jsonObject(with: OpenAPIDocument.bytes()) as? [String: Any])

@@ -9,10 +9,15 @@ import Testing
 
 /// Builds the real application over a fresh temporary data folder with the repository's migrations.
 enum TestServer {
-    /// The repository's `Migrations` folder.
-    static let migrationsDirectory = URL(fileURLWithPath: #filePath)
+    /// The repository's root folder.
+    static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Migrations").path
+
+    /// The repository's `Migrations` folder.
+    static let migrationsDirectory = repositoryRoot.appendingPathComponent("Migrations").path
+
+    /// The repository's default banned-words list.
+    static let bannedWordsPath = repositoryRoot.appendingPathComponent("config/banned-words.txt").path
 
     /// A configuration for tests: temp folder, cheap bcrypt, generous rate limits, fast commits. The database is the
     /// embedded SQLite file unless `CLASSTODAY_TEST_DATABASE_URL` names a PostgreSQL server: then it is a fresh
@@ -25,6 +30,7 @@ enum TestServer {
         configuration.dataDirectory = FileManager.default.temporaryDirectory
             .appendingPathComponent("classtoday-tests-\(UUID().uuidString)").path
         configuration.migrationsDirectory = migrationsDirectory
+        configuration.bannedWordsPath = bannedWordsPath
         configuration.port = 0
         configuration.bcryptCost = 4
         configuration.rateLimitPerMinute = 100_000

@@ -11,6 +11,10 @@ struct AccountsController {
     let imageRecords: any ImageRecordRepository
     let hasher: PasswordHasher
     let tokenLifetime: Duration
+    /// The banned words that nicknames must not hold.
+    let bannedWords: BannedWordsFile
+    /// The version of the terms of service users accept now.
+    let termsVersion: String
 
     /// Adds `/auth/...`, `/me` and `/users/{id}`.
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
@@ -34,16 +38,19 @@ struct AccountsController {
         UserRules.checkPassword(body.password, into: &validator)
         validator.require(body.nickname, "nickname")
         validator.checkLength(body.nickname, "nickname", UserRules.nicknameLength)
+        bannedWords.filter.check(body.nickname, "nickname", into: &validator)
+        UserRules.checkTermsVersion(body.termsVersion, current: termsVersion, into: &validator)
         try validator.throwIfInvalid()
         guard let email = body.email, let password = body.password, let nickname = body.nickname else {
             throw DomainError.badRequest("email, password and nickname are required")
         }
         let hash = try await hasher.hash(password)
+        // A client that sends no termsVersion showed the current terms (the field is optional for older clients).
         let user = try await users.create(
-            NewUser(email: email, passwordHash: hash, nickname: nickname.trimmingWhitespace()), at: Date())
+            NewUser(email: email, passwordHash: hash, nickname: nickname.trimmingWhitespace(), termsVersion: termsVersion), at: Date())
         let token = try await startSession(for: user.id)
         context.logger.info("signed up", metadata: ["user_id": "\(user.id)"])
-        return EditedResponse(status: .created, response: SessionResponse(token: token, user: UserResponse(user: user)))
+        return EditedResponse(status: .created, response: SessionResponse(token: token, user: response(user)))
     }
 
     @Sendable func login(_ request: Request, context: AppRequestContext) async throws -> SessionResponse {
@@ -61,7 +68,7 @@ struct AccountsController {
         else {
             throw DomainError.unauthorized("wrong email or password")
         }
-        return SessionResponse(token: try await startSession(for: user.id), user: UserResponse(user: user))
+        return SessionResponse(token: try await startSession(for: user.id), user: response(user))
     }
 
     @Sendable func logout(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -73,7 +80,7 @@ struct AccountsController {
     @Sendable func me(_ request: Request, context: AppRequestContext) async throws -> UserResponse {
         let caller = try context.requireCaller()
         guard let user = try await users.user(id: caller.userId) else { throw DomainError.unauthorized("the account no longer exists") }
-        return UserResponse(user: user)
+        return response(user)
     }
 
     @Sendable func updateMe(_ request: Request, context: AppRequestContext) async throws -> UserResponse {
@@ -81,6 +88,8 @@ struct AccountsController {
         let patch = try await request.decode(as: ProfilePatchRequest.self, context: context)
         var validator = FieldValidator()
         validator.checkLength(patch.nickname, "nickname", UserRules.nicknameLength)
+        bannedWords.filter.check(patch.nickname, "nickname", into: &validator)
+        UserRules.checkTermsVersion(patch.termsVersion, current: termsVersion, into: &validator)
         validator.checkLength(patch.description, "description", UserRules.descriptionLength)
         validator.checkLength(patch.company, "company", UserRules.companyLength)
         let subjects: [Subject]? = EnumField.list(patch.subjects, "subjects", &validator)
@@ -100,8 +109,11 @@ struct AccountsController {
             case .null: user.profileImageId = nil
             case .value(let imageId): user.profileImageId = imageId
             }
+            if let accepted = patch.termsVersion, accepted != user.termsVersion {
+                (user.termsVersion, user.termsAcceptedAt) = (accepted, Date())
+            }
         }
-        return UserResponse(user: user)
+        return response(user)
     }
 
     @Sendable func updateLocation(_ request: Request, context: AppRequestContext) async throws -> UserResponse {
@@ -121,11 +133,16 @@ struct AccountsController {
             user.keywordLocation = body.keywordLocation
             user.detailLocation = body.detailLocation
         }
-        return UserResponse(user: user)
+        return response(user)
     }
 
     @Sendable func publicProfile(_ request: Request, context: AppRequestContext) async throws -> PublicProfileResponse {
         PublicProfileResponse(user: try await users.existingUser(id: try context.parameters.require("id")))
+    }
+
+    /// The full user, with whether the terms they accepted are the current ones.
+    private func response(_ user: User) -> UserResponse {
+        UserResponse(user: user, currentTermsVersion: termsVersion)
     }
 
     private func startSession(for userId: String) async throws -> String {

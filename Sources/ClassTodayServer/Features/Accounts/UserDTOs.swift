@@ -16,12 +16,17 @@ struct UserResponse: ResponseEncodable {
     @Nullable var keywordLocation: String?
     @Nullable var detailLocation: String?
     let rating: Rating
+    /// The terms version the user accepted last; null for accounts from before terms were recorded.
+    @Nullable var termsAccepted: String?
+    /// Whether ``termsAccepted`` is the current version; false means the app should ask the user to accept again.
+    let termsUpToDate: Bool
     let createdAt: Date
 
-    init(user: User) {
+    init(user: User, currentTermsVersion: String) {
         (id, email, nickname, description, company) = (user.id, user.email, user.nickname, user.description, user.company)
         (subjects, profileImageUrl) = (user.subjects, user.profileImageId.map(ImageURL.path(for:)))
         (location, keywordLocation, detailLocation) = (user.location, user.keywordLocation, user.detailLocation)
+        (termsAccepted, termsUpToDate) = (user.termsVersion, user.termsVersion == currentTermsVersion)
         (rating, createdAt) = (user.rating, user.createdAt)
     }
 }
@@ -48,11 +53,12 @@ struct SessionResponse: ResponseEncodable {
     let user: UserResponse
 }
 
-/// The body of `POST /v1/auth/signup`.
+/// The body of `POST /v1/auth/signup`. `termsVersion`, when sent, must be the current version.
 struct SignupRequest: Decodable {
     let email: String?
     let password: String?
     let nickname: String?
+    let termsVersion: String?
 }
 
 /// The body of `POST /v1/auth/login`.
@@ -61,16 +67,18 @@ struct LoginRequest: Decodable {
     let password: String?
 }
 
-/// The body of `PATCH /v1/me`: absent fields stay as they are; `profileImageId: null` removes the picture.
+/// The body of `PATCH /v1/me`: absent fields stay as they are; `profileImageId: null` removes the picture;
+/// `termsVersion` (the current version only) records that the user accepted the current terms.
 struct ProfilePatchRequest: Decodable {
     var nickname: String?
     var description: String?
     var company: String?
     var subjects: [String]?
     var profileImageId: PatchValue<String> = .absent
+    var termsVersion: String?
 
     private enum CodingKeys: String, CodingKey {
-        case nickname, description, company, subjects, profileImageId
+        case nickname, description, company, subjects, profileImageId, termsVersion
     }
 
     init(from decoder: any Decoder) throws {
@@ -80,6 +88,7 @@ struct ProfilePatchRequest: Decodable {
         company = try container.decodeIfPresent(String.self, forKey: .company)
         subjects = try container.decodeIfPresent([String].self, forKey: .subjects)
         profileImageId = try PatchValue(container, .profileImageId)
+        termsVersion = try container.decodeIfPresent(String.self, forKey: .termsVersion)
     }
 }
 

@@ -11,6 +11,7 @@ public final class ChatHub: Service, Sendable {
     private let bus: any ChatBus
     private let chats: any ChatRepository
     private let writer: MessageWriter
+    private let bannedWords: BannedWordsFile
     private let logger: Logger
     private let events: AsyncStream<ChatEvent>
     private let sessions = Mutex<[String: [UUID: ChatSession]]>([:])
@@ -19,11 +20,12 @@ public final class ChatHub: Service, Sendable {
     /// Typing notices per connection and room: one every two seconds.
     let typingLimiter = RateLimiter(burst: 1, perSecond: 0.5)
 
-    /// Creates a hub over a bus and a repository.
-    public init(bus: any ChatBus, chats: any ChatRepository, logger: Logger) {
+    /// Creates a hub over a bus and a repository; message text is masked with `bannedWords` before it is stored.
+    public init(bus: any ChatBus, chats: any ChatRepository, bannedWords: BannedWordsFile, logger: Logger) {
         self.bus = bus
         self.chats = chats
         self.writer = MessageWriter(repository: chats)
+        self.bannedWords = bannedWords
         self.logger = logger
         // Subscribe now, so that nothing published before `run` starts is missed.
         self.events = bus.subscribe()
@@ -44,9 +46,13 @@ public final class ChatHub: Service, Sendable {
     // MARK: Messages
 
     /// Stores a text or image message from a member of `room` and publishes it; a repeated client id returns the
-    /// earlier message and publishes nothing.
+    /// earlier message and publishes nothing. Banned words in the text are masked here, before storage, for REST and
+    /// WebSocket sends alike: what is stored, acknowledged and delivered is the masked text.
     func send(_ outgoing: OutgoingMessage, in room: ChatRoom) async throws -> AppendResult {
-        let result = try await writer.append(outgoing)
+        let masked = outgoing.text.map(bannedWords.filter.masked)
+        let result = try await writer.append(masked == outgoing.text ? outgoing : OutgoingMessage(
+            roomId: outgoing.roomId, senderId: outgoing.senderId, clientId: outgoing.clientId, kind: outgoing.kind,
+            text: masked, imageId: outgoing.imageId))
         if case .stored(let message) = result {
             await bus.publish(.message(message, recipients: room.memberIds))
         }

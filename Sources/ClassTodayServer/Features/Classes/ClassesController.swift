@@ -9,6 +9,8 @@ struct ClassesController {
     /// Users, to tell an unknown writer (404) from one without listings.
     let users: any UserRepository
     let fanOut: AlertFanOut
+    /// The banned words that names and descriptions must not hold.
+    let bannedWords: BannedWordsFile
 
     /// Adds the listing routes to the `/v1` group.
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
@@ -28,7 +30,7 @@ struct ClassesController {
 
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<ClassResponse> {
         let caller = try context.requireCaller()
-        let draft = try await Self.draft(from: request, context: context, creating: true)
+        let draft = try await draft(from: request, context: context, creating: true)
         let now = Date()
         var listing = ClassListing(
             id: Identifier.make(at: now), type: draft.type ?? .sell, name: "", description: "", days: [], time: nil,
@@ -56,7 +58,7 @@ struct ClassesController {
     @Sendable func update(_ request: Request, context: AppRequestContext) async throws -> ClassResponse {
         let caller = try context.requireCaller()
         let id = try context.parameters.require("id")
-        let draft = try await Self.draft(from: request, context: context, creating: false)
+        let draft = try await draft(from: request, context: context, creating: false)
         return ClassResponse(view: try await classes.update(id: id, by: caller.userId) { draft.apply(to: &$0) })
     }
 
@@ -117,12 +119,15 @@ struct ClassesController {
         return Response(status: .noContent)
     }
 
-    /// Decodes and checks a create or update body.
-    private static func draft(from request: Request, context: AppRequestContext, creating: Bool) async throws -> ClassDraft {
+    /// Decodes and checks a create or update body: a name or description holding a banned word is a 422 naming it.
+    private func draft(from request: Request, context: AppRequestContext, creating: Bool) async throws -> ClassDraft {
         let body = try await request.decode(as: ClassWriteRequest.self, context: context)
         var validator = FieldValidator()
         let draft = body.draft(into: &validator)
         ClassRules.check(draft, creating: creating, into: &validator)
+        let filter = bannedWords.filter
+        filter.check(draft.name, "name", into: &validator)
+        filter.check(draft.description, "description", into: &validator)
         try validator.throwIfInvalid()
         return draft
     }

@@ -12,8 +12,8 @@ public struct SQLUserRepository: UserRepository {
     }
 
     public func create(_ user: NewUser, at date: Date) async throws -> User {
-        let created = User(id: Identifier.make(at: date), email: user.email.trimmingWhitespace(),
-                           nickname: user.nickname, createdAt: date)
+        let created = User(id: Identifier.make(at: date), email: user.email.trimmingWhitespace(), nickname: user.nickname,
+                           termsVersion: user.termsVersion, termsAcceptedAt: user.termsVersion == nil ? nil : date, createdAt: date)
         do {
             try await Self.insert(created, passwordHash: user.passwordHash, database)
         } catch is SQLUniqueViolation {
@@ -27,10 +27,11 @@ public struct SQLUserRepository: UserRepository {
         let created = user.createdAt.millisecondsSince1970
         try await executor.execute("""
             INSERT INTO users (id, email, email_normalized, password_hash, nickname, description, company, subjects,
-                profile_image_id, lat, lon, keyword_location, detail_location, created_at, updated_at)
+                profile_image_id, lat, lon, keyword_location, detail_location, terms_version, terms_accepted_at, created_at, updated_at)
             VALUES (\(user.id), \(user.email), \(UserRules.normalizedEmail(user.email)), \(passwordHash), \(user.nickname),
                 \(user.description), \(user.company), \(StoredList.encode(user.subjects)), \(user.profileImageId),
-                \(user.location?.lat), \(user.location?.lon), \(user.keywordLocation), \(user.detailLocation), \(created), \(created))
+                \(user.location?.lat), \(user.location?.lon), \(user.keywordLocation), \(user.detailLocation),
+                \(user.termsVersion), \(user.termsAcceptedAt?.millisecondsSince1970), \(created), \(created))
             """)
     }
 
@@ -54,7 +55,8 @@ public struct SQLUserRepository: UserRepository {
                 UPDATE users SET nickname = \(user.nickname), description = \(user.description), company = \(user.company),
                     subjects = \(StoredList.encode(user.subjects)), profile_image_id = \(user.profileImageId),
                     lat = \(user.location?.lat), lon = \(user.location?.lon), keyword_location = \(user.keywordLocation),
-                    detail_location = \(user.detailLocation), updated_at = \(Date().millisecondsSince1970)
+                    detail_location = \(user.detailLocation), terms_version = \(user.termsVersion),
+                    terms_accepted_at = \(user.termsAcceptedAt?.millisecondsSince1970), updated_at = \(Date().millisecondsSince1970)
                 WHERE id = \(id)
                 """)
             return user
@@ -70,7 +72,8 @@ extension User {
             company: try row["company"], subjects: StoredList.decode(try row["subjects"]),
             profileImageId: try row["profile_image_id"], location: try row.location(),
             keywordLocation: try row["keyword_location"], detailLocation: try row["detail_location"],
-            rating: try row.rating(sum: "rating_sum", count: "rating_count"),
+            rating: try row.rating(sum: "rating_sum", count: "rating_count"), termsVersion: try row["terms_version"],
+            termsAcceptedAt: (try row["terms_accepted_at"] as Int64?).map(Date.init(millisecondsSince1970:)),
             createdAt: try row.date("created_at"))
     }
 }
