@@ -69,6 +69,15 @@ public struct ChatRoom: Sendable, Hashable {
     public static func roles(of listing: ClassListing, visitor visitorId: String) -> (sellerId: String, buyerId: String) {
         listing.type == .sell ? (listing.writerId, visitorId) : (visitorId, listing.writerId)
     }
+
+    /// A new room about `listing`, opened by `visitorId` at `date`.
+    ///
+    /// - Throws: a validation error on `classId` when `visitorId` wrote the class.
+    public static func open(id: String, on listing: ClassListing, by visitorId: String, at date: Date) throws(DomainError) -> ChatRoom {
+        guard listing.writerId != visitorId else { throw .invalid("classId", "you cannot open a chat on your own class") }
+        let (sellerId, buyerId) = roles(of: listing, visitor: visitorId)
+        return ChatRoom(id: id, classId: listing.id, sellerId: sellerId, buyerId: buyerId, createdAt: date)
+    }
 }
 
 /// What a message carries.

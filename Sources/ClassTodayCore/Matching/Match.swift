@@ -161,8 +161,25 @@ public struct Match: Sendable, Hashable {
         )
     }
 
-    /// Throws ``DomainError/forbidden(_:)`` unless `proposerId` is the seller or the buyer of the room: checked
-    /// before anything else of a proposal is read, and again by ``propose(id:roomId:classId:sellerId:buyerId:by:terms:at:)``.
+    /// A new `proposed` match by `proposerId` in `room`, about the room's class `listing` (nil when it is gone), with
+    /// the absent fields of `terms` taken from the listing.
+    ///
+    /// - Throws: in this order, ``DomainError/forbidden(_:)`` when `proposerId` is neither member (the check of
+    ///   ``propose(id:roomId:classId:sellerId:buyerId:by:terms:at:)``), ``DomainError/notFound(_:)`` without a
+    ///   listing, ``DomainError/conflict(_:)`` unless the listing is open (``checkCanPropose(listingStatus:)``).
+    public static func propose(
+        id: String, in room: ChatRoom, listing: ClassListing?, by proposerId: String, terms: MatchTerms, at date: Date
+    ) throws(DomainError) -> Match {
+        var match = try propose(id: id, roomId: room.id, classId: room.classId, sellerId: room.sellerId, buyerId: room.buyerId,
+                                by: proposerId, terms: terms, at: date)
+        guard let listing else { throw .notFound("class") }
+        try checkCanPropose(listingStatus: listing.status)
+        match.terms = terms.defaulted(from: listing)
+        return match
+    }
+
+    /// Throws ``DomainError/forbidden(_:)`` unless `proposerId` is the seller or the buyer of the room: the first check
+    /// of ``propose(id:roomId:classId:sellerId:buyerId:by:terms:at:)``.
     public static func checkProposer(_ proposerId: String, sellerId: String, buyerId: String) throws(DomainError) {
         guard proposerId == sellerId || proposerId == buyerId else {
             throw .forbidden("only a member of the chat room can propose a match")

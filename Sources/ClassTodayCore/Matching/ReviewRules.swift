@@ -9,6 +9,9 @@ public enum ReviewRules {
     /// Accepted description lengths, in characters.
     public static let descriptionLength = 0...1000
 
+    /// What a member's second review of one match gets: each member reviews a match once.
+    public static let alreadyReviewed = DomainError.conflict("you have already reviewed this match")
+
     /// Whether `grade` is one of 0.5, 1.0, …, 5.0 (NaN, infinities and values such as 0.3 are not).
     public static func isValidGrade(_ grade: Double) -> Bool {
         guard grade.isFinite, gradeRange.contains(grade) else { return false }
