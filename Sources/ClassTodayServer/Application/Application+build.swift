@@ -62,7 +62,7 @@ public struct ServerEnvironment: Sendable {
                 configuration: configuration, storage: .sqlite(store), users: SQLUserRepository(database: store.database),
                 sessions: SQLSessionRepository(database: store.database), classes: SQLClassRepository(database: store.database),
                 images: images, imageRecords: SQLImageRecordRepository(database: store.database, images: images),
-                chats: SQLiteChatRepository(store: store), matches: SQLiteMatchRepository(store: store),
+                chats: SQLChatRepository(database: store.database), matches: SQLMatchRepository(database: store.database),
                 alerts: SQLAlertRepository(database: store.database), metrics: PrometheusCollectorRegistry(), chatBus: InProcessChatBus(),
                 bannedWords: bannedWords)
         case .postgres(let url):
@@ -77,7 +77,7 @@ public struct ServerEnvironment: Sendable {
                 configuration: configuration, storage: .postgres(store), users: SQLUserRepository(database: store.database),
                 sessions: SQLSessionRepository(database: store.database), classes: SQLClassRepository(database: store.database),
                 images: images, imageRecords: SQLImageRecordRepository(database: store.database, images: images),
-                chats: PostgresChatRepository(store: store), matches: PostgresMatchRepository(store: store),
+                chats: SQLChatRepository(database: store.database), matches: SQLMatchRepository(database: store.database),
                 alerts: SQLAlertRepository(database: store.database), metrics: PrometheusCollectorRegistry(),
                 chatBus: PostgresChatBus(store: store, logger: logger), bannedWords: bannedWords)
         }
@@ -160,7 +160,7 @@ func buildRouter(_ environment: ServerEnvironment, hub: ChatHub, fanOut: AlertFa
         records: environment.imageRecords, images: environment.images,
         upload: ImageUpload(limit: configuration.maxImageBytes, spoolFolder: (configuration.imagesDirectory as NSString).appendingPathComponent("tmp"))
     ).addRoutes(to: api)
-    ChatController(hub: hub, logger: logger).addRoutes(to: api)
+    ChatController(chats: environment.chats, hub: hub, logger: logger).addRoutes(to: api)
     MatchesController(matches: environment.matches, classes: environment.classes, users: environment.users, hub: hub, fanOut: fanOut)
         .addRoutes(to: api)
 

@@ -130,7 +130,7 @@ struct PostgresRepositoryTests {
         let userRepository = SQLUserRepository(database: store.database)
         let (seller, buyer) = (try await Self.makeUser(userRepository, "seller"), try await Self.makeUser(userRepository, "buyer"))
         let classId = try await Self.insertClass(store, writerId: seller.id)
-        let chats = [PostgresChatRepository(store: store), PostgresChatRepository(store: other)]
+        let chats = [SQLChatRepository(database: store.database), SQLChatRepository(database: other.database)]
 
         let opened = try await withThrowingTaskGroup(of: (room: ChatRoom, created: Bool).self) { group in
             for chat in chats { group.addTask { try await chat.openRoom(classId: classId, userId: buyer.id, at: Self.now()) } }
@@ -193,8 +193,8 @@ struct PostgresRepositoryTests {
         let userRepository = SQLUserRepository(database: store.database)
         let seller = try await Self.makeUser(userRepository, "seller")
         let buyers = [try await Self.makeUser(userRepository, "b1"), try await Self.makeUser(userRepository, "b2")]
-        let chat = PostgresChatRepository(store: store)
-        let nodes = [PostgresMatchRepository(store: store), PostgresMatchRepository(store: other)]
+        let chat = SQLChatRepository(database: store.database)
+        let nodes = [SQLMatchRepository(database: store.database), SQLMatchRepository(database: other.database)]
         for _ in 0..<5 {
             let classId = try await Self.insertClass(store, writerId: seller.id, capacity: 1)
             var matchIds: [String] = []
@@ -237,8 +237,8 @@ struct PostgresRepositoryTests {
         let userRepository = SQLUserRepository(database: store.database)
         let (seller, buyer) = (try await Self.makeUser(userRepository, "seller"), try await Self.makeUser(userRepository, "buyer"))
         let classId = try await Self.insertClass(store, writerId: seller.id, capacity: 2)
-        let room = try await PostgresChatRepository(store: store).openRoom(classId: classId, userId: buyer.id, at: Self.now()).room
-        let nodes = [PostgresMatchRepository(store: store), PostgresMatchRepository(store: other)]
+        let room = try await SQLChatRepository(database: store.database).openRoom(classId: classId, userId: buyer.id, at: Self.now()).room
+        let nodes = [SQLMatchRepository(database: store.database), SQLMatchRepository(database: other.database)]
         let matchId = try await nodes[0].propose(roomId: room.id, by: seller.id, terms: .unspecified, at: Self.now()).match.id
         let accepted = try await nodes[0].apply(.accept, matchId: matchId, by: buyer.id, at: Self.now())
         #expect(accepted.message.seq == 2 && accepted.message.kind == .system)

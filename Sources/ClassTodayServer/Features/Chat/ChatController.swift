@@ -7,10 +7,12 @@ import Logging
 
 /// Chat rooms and messages over REST, and the WebSocket endpoint.
 struct ChatController {
+    /// Rooms and messages, read directly; sends and read positions go through the hub, which publishes them.
+    let chats: any ChatRepository
+    /// The node's chat hub.
     let hub: ChatHub
+    /// Where the sessions log.
     let logger: Logger
-
-    private var chats: any ChatRepository { hub.repository }
 
     /// Adds the chat routes to the `/v1` group.
     func addRoutes(to group: RouterGroup<AppRequestContext>) {

@@ -1,8 +1,8 @@
 import ClassTodayCore
 import Foundation
 
-/// A ``ChatMessage`` as a JSON object (dates in milliseconds): how messages travel between nodes in chat bus
-/// notifications, and how a batch of them reaches an `INSERT` through `jsonb_to_recordset`.
+/// A ``ChatMessage`` as a JSON object (dates in milliseconds): how messages travel between nodes in
+/// ``PostgresChatBus`` notifications.
 struct MessageJSON: Decodable {
     let id, roomId, senderId, kind: String
     let seq: Int
@@ -34,10 +34,5 @@ struct MessageJSON: Decodable {
         object.add("clientId", clientId)
         object.add("sentAt", sentAt)
         return object.finish()
-    }
-
-    /// A JSON array of `messages`.
-    static func array(_ messages: [ChatMessage]) -> String {
-        "[" + messages.map { MessageJSON($0).json }.joined(separator: ",") + "]"
     }
 }

@@ -71,6 +71,10 @@ public struct SQLDialect: Sendable {
         backend == .postgres ? "FOR UPDATE SKIP LOCKED" : ""
     }
 
+    /// Whether a `WITH` clause may hold INSERT, UPDATE and DELETE statements (PostgreSQL), so that several writes
+    /// reach the server as one statement; on SQLite they run one after the other.
+    public var hasWritingWith: Bool { backend == .postgres }
+
     /// The literals of a boolean column (PostgreSQL's `boolean`, SQLite's 0 and 1).
     public var trueLiteral: String { backend == .postgres ? "true" : "1" }
     /// See ``trueLiteral``.

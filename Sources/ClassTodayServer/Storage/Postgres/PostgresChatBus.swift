@@ -247,16 +247,12 @@ public final class PostgresChatBus: ChatBus, Service {
     }
 
     /// Stored messages matching `condition` (on `chat_messages m`), with their rooms' members.
-    private func messages(where condition: PostgresQuery) async throws -> [(message: ChatMessage, recipients: [String])] {
-        let query = PostgresQuery(unsafeSQL: """
-            SELECT m.id, m.room_id, m.seq, m.sender_id, m.kind, m.text, m.image_id, m.client_id, m.sent_at, r.seller_id, r.buyer_id
-            FROM chat_messages m JOIN chat_rooms r ON r.id = m.room_id WHERE
-            """ + " " + condition.sql + " ORDER BY m.room_id, m.seq", binds: condition.binds)
-        var result: [(ChatMessage, [String])] = []
-        for row in try await PostgresRows.all(store.client.query(query, logger: logger)) {
-            result.append((try PostgresRows.message(row), [try row["seller_id"].decode(String.self), try row["buyer_id"].decode(String.self)]))
-        }
-        return result
+    private func messages(where condition: SQLStatement) async throws -> [(message: ChatMessage, recipients: [String])] {
+        try await store.database.rows("""
+            SELECT m.*, r.seller_id, r.buyer_id FROM chat_messages m JOIN chat_rooms r ON r.id = m.room_id
+            WHERE \(condition) ORDER BY m.room_id, m.seq
+            """
+        ).map { row in (try ChatLog.message(row: row), [try row["seller_id"], try row["buyer_id"]]) }
     }
 
     /// One notification: the publishing node and its events, in the order published.
