@@ -70,8 +70,8 @@ struct JSONObjectWriter {
         text += "\":"
     }
 
-    /// Appends `value` as a quoted JSON string.
-    private static func appendString(_ value: String, to text: inout String) {
+    /// Appends `value` as a quoted JSON string (also for JSON written without a writer: rows bound to a statement).
+    static func appendString(_ value: String, to text: inout String) {
         text += "\""
         let utf8 = value.utf8
         guard utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {

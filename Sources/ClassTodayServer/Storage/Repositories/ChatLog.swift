@@ -8,8 +8,8 @@ import Foundation
 /// Writers on several PostgreSQL nodes stay consistent through row locks: a writer first locks the rows of its
 /// rooms (``lockRooms(_:_:)``, in id order, so that two writers cannot wait for each other), then gives each message
 /// its room's `last_seq + 1`, so seqs are unique and gap-free. SQLite's single writer needs no locks. A batch is
-/// written with a fixed number of statements whatever its size (group commit stays cheap): one statement on
-/// PostgreSQL (``SQLDialect/hasWritingWith``), two on SQLite.
+/// written with a fixed number of statements whatever its size (group commit stays cheap), its rows bound through
+/// ``SQLDialect/rows(_:types:)``: one statement on PostgreSQL (``SQLDialect/hasWritingWith``), two on SQLite.
 enum ChatLog {
     /// A planned message's client id was taken by a message stored earlier, which the plan did not know of: the
     /// transaction must roll back (the other messages were written) and the batch be planned again knowing it.
@@ -44,18 +44,19 @@ enum ChatLog {
     /// when the unique index on (room, sender, client id) finds a planned client id already stored.
     static func write(_ plan: MessageBatch, _ db: any SQLExecutor) async throws -> [Result<AppendResult, DomainError>] {
         guard !plan.stored.isEmpty else { return plan.results }
+        let dialect = db.dialect
         let messages: SQLStatement = """
-            m(id, room_id, seq, sender_id, kind, text, image_id, client_id, sent_at) AS (\(values(plan.stored.map { message in
+            m(id, room_id, seq, sender_id, kind, text, image_id, client_id, sent_at) AS (\(dialect.rows(plan.stored.map { message in
                 [message.id.sqlValue, message.roomId.sqlValue, message.seq.sqlValue, message.senderId.sqlValue,
                  message.kind.rawValue.sqlValue, message.text.sqlValue, message.imageId.sqlValue, message.clientId.sqlValue,
                  message.sentAt.millisecondsSince1970.sqlValue]
-            })))
+            }, types: [.text, .text, .integer, .text, .text, .text, .text, .text, .integer])))
             """
         let rooms: SQLStatement = """
-            c(id, last_seq, last_activity_at, seller_read_seq, buyer_read_seq) AS (\(values(plan.changedRooms.map { room in
+            c(id, last_seq, last_activity_at, seller_read_seq, buyer_read_seq) AS (\(dialect.rows(plan.changedRooms.map { room in
                 [room.id.sqlValue, room.lastSeq.sqlValue, room.lastActivityAt.millisecondsSince1970.sqlValue,
                  room.sellerReadSeq.sqlValue, room.buyerReadSeq.sqlValue]
-            })))
+            }, types: [.text, .integer, .integer, .integer, .integer])))
             """
         let insert: SQLStatement = """
             INSERT INTO chat_messages (id, room_id, seq, sender_id, kind, text, image_id, client_id, sent_at)
@@ -68,7 +69,7 @@ enum ChatLog {
             """
         let isCached = plan.stored.count <= cachedRowCount && plan.changedRooms.count <= cachedRowCount
         let inserted: Int
-        if db.dialect.hasWritingWith {
+        if dialect.hasWritingWith {
             var statement: SQLStatement = """
                 WITH \(messages), \(rooms), inserted AS (\(insert) RETURNING 1), changed AS (\(update))
                 SELECT count(*) AS inserted FROM inserted
@@ -90,8 +91,9 @@ enum ChatLog {
     /// The stored messages with these (room, sender, client id) keys.
     private static func messages(withClientKeys keys: [MessageBatch.ClientKey], _ db: any SQLExecutor) async throws -> [ChatMessage] {
         guard !keys.isEmpty else { return [] }
+        let rows = db.dialect.rows(keys.map { [$0.roomId.sqlValue, $0.senderId.sqlValue, $0.clientId.sqlValue] }, types: [.text, .text, .text])
         var statement: SQLStatement = """
-            WITH k(room_id, sender_id, client_id) AS (\(values(keys.map { [$0.roomId.sqlValue, $0.senderId.sqlValue, $0.clientId.sqlValue] })))
+            WITH k(room_id, sender_id, client_id) AS (\(rows))
             SELECT m.* FROM k JOIN chat_messages m ON m.room_id = k.room_id AND m.sender_id = k.sender_id AND m.client_id = k.client_id
             """
         statement.isCached = keys.count <= cachedRowCount
@@ -122,16 +124,5 @@ enum ChatLog {
     /// `(?, ?, ...)` binding `values`.
     private static func tuple(_ values: [SQLValue]) -> SQLStatement {
         SQLStatement(sql: "(" + Array(repeating: "?", count: values.count).joined(separator: ", ") + ")", values: values)
-    }
-
-    /// `VALUES (?, ...), (?, ...)` binding `rows`, all of one length: the rows of a `WITH name(columns) AS (...)`
-    /// clause, the same SQL on both backends.
-    private static func values(_ rows: [[SQLValue]]) -> SQLStatement {
-        var statement: SQLStatement = "VALUES "
-        for (index, row) in rows.enumerated() {
-            if index > 0 { statement.append(raw: ", ") }
-            statement.append(tuple(row))
-        }
-        return statement
     }
 }

@@ -65,6 +65,45 @@ public struct SQLDialect: Sendable {
             : "(SELECT value FROM json_each(\(json)))"
     }
 
+    /// The type of a column of ``rows(_:types:)``, named as PostgreSQL casts to it.
+    public enum ColumnType: String, Sendable {
+        /// Text.
+        case text
+        /// A 64-bit integer.
+        case integer = "bigint"
+        /// A double.
+        case real = "float8"
+    }
+
+    /// `rows`, each holding one value per entry of `types`, as the body of a `WITH name(columns) AS (...)` clause: a
+    /// batch written by one statement whatever its size. SQLite binds every value (`VALUES (?, ...), ...`); PostgreSQL
+    /// binds the rows as one JSON array of arrays, one value to send and parse instead of thousands of parameters.
+    /// On SQLite the text depends on the number of rows: a statement holding it should not be cached when that varies.
+    public func rows(_ rows: [[SQLValue]], types: [ColumnType]) -> SQLStatement {
+        guard backend == .postgres else {
+            let tuple = "(" + Array(repeating: "?", count: types.count).joined(separator: ", ") + ")"
+            return SQLStatement(sql: "VALUES " + Array(repeating: tuple, count: rows.count).joined(separator: ", "),
+                                values: rows.flatMap { $0 })
+        }
+        var json = "["
+        for (index, row) in rows.enumerated() {
+            json += index == 0 ? "[" : ",["
+            for (column, value) in row.enumerated() {
+                if column > 0 { json += "," }
+                switch value {
+                case .null: json += "null"
+                case .integer(let integer): json += String(integer)
+                case .real(let real): json += real.isFinite ? String(real) : "null"
+                case .text(let text): JSONObjectWriter.appendString(text, to: &json)
+                }
+            }
+            json += "]"
+        }
+        json += "]"
+        let columns = types.enumerated().map { "(value->>\($0.offset))::\($0.element.rawValue)" }.joined(separator: ", ")
+        return "SELECT \(raw: columns) FROM jsonb_array_elements(\(json)::jsonb)"
+    }
+
     /// Like ``lockForUpdate``, skipping rows another transaction holds instead of waiting (a queue several nodes
     /// take from).
     public var lockSkippingLocked: String {
