@@ -54,17 +54,14 @@ public struct ServerEnvironment: Sendable {
         func migrations(_ backend: String) throws -> [Migration] {
             try Migration.load(from: URL(fileURLWithPath: configuration.migrationsDirectory).appendingPathComponent(backend).path)
         }
+        let storage: Storage
+        let chatBus: any ChatBus
         switch try configuration.databaseLocation() {
         case .sqlite(let path):
             let store = try SQLiteStore.open(path: path, durableCommits: configuration.durableCommits)
             try await store.migrate(try migrations("sqlite"), logger: logger)
-            return ServerEnvironment(
-                configuration: configuration, storage: .sqlite(store), users: SQLUserRepository(database: store.database),
-                sessions: SQLSessionRepository(database: store.database), classes: SQLClassRepository(database: store.database),
-                images: images, imageRecords: SQLImageRecordRepository(database: store.database, images: images),
-                chats: SQLChatRepository(database: store.database), matches: SQLMatchRepository(database: store.database),
-                alerts: SQLAlertRepository(database: store.database), metrics: PrometheusCollectorRegistry(), chatBus: InProcessChatBus(),
-                bannedWords: bannedWords)
+            storage = .sqlite(store)
+            chatBus = InProcessChatBus()
         case .postgres(let url):
             let store = try PostgresStore.open(url: url, logger: logger)
             do {
@@ -73,14 +70,18 @@ public struct ServerEnvironment: Sendable {
                 store.close()
                 throw error
             }
-            return ServerEnvironment(
-                configuration: configuration, storage: .postgres(store), users: SQLUserRepository(database: store.database),
-                sessions: SQLSessionRepository(database: store.database), classes: SQLClassRepository(database: store.database),
-                images: images, imageRecords: SQLImageRecordRepository(database: store.database, images: images),
-                chats: SQLChatRepository(database: store.database), matches: SQLMatchRepository(database: store.database),
-                alerts: SQLAlertRepository(database: store.database), metrics: PrometheusCollectorRegistry(),
-                chatBus: PostgresChatBus(store: store, logger: logger), bannedWords: bannedWords)
+            storage = .postgres(store)
+            chatBus = PostgresChatBus(store: store, logger: logger)
         }
+        // Every repository is written once on the seam; only the storage and the chat bus differ per backend.
+        let database = storage.database
+        return ServerEnvironment(
+            configuration: configuration, storage: storage, users: SQLUserRepository(database: database),
+            sessions: SQLSessionRepository(database: database), classes: SQLClassRepository(database: database),
+            images: images, imageRecords: SQLImageRecordRepository(database: database, images: images),
+            chats: SQLChatRepository(database: database), matches: SQLMatchRepository(database: database),
+            alerts: SQLAlertRepository(database: database), metrics: PrometheusCollectorRegistry(), chatBus: chatBus,
+            bannedWords: bannedWords)
     }
 
     /// What must run beside the server for this storage: the PostgreSQL pool (closed last) and chat bus listener.

@@ -78,8 +78,8 @@ public struct PostgresDatabase: SQLDatabase {
         }
     }
 
-    /// `statement` as postgres-nio runs it; also the bridge for repositories not yet written on the seam.
-    static func query(_ statement: SQLStatement) -> PostgresQuery {
+    /// `statement` as postgres-nio runs it.
+    private static func query(_ statement: SQLStatement) -> PostgresQuery {
         var bindings = PostgresBindings(capacity: statement.values.count)
         for value in statement.values {
             switch value {

@@ -170,13 +170,6 @@ public struct SQLiteDatabase: SQLDatabase {
     }
 }
 
-extension Database {
-    /// Runs a seam statement on this GRDB connection: the bridge for repositories not yet written on the seam.
-    func execute(_ statement: SQLStatement) throws {
-        _ = try SQLiteDatabase.execute(statement, self)
-    }
-}
-
 extension DatabaseValue {
     /// The value as the seam reads it (blobs, which the schema does not use, as NULL).
     var sqlValue: SQLValue {
