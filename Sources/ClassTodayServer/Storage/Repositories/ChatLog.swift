@@ -8,7 +8,7 @@ import Foundation
 /// Writers on several PostgreSQL nodes stay consistent through row locks: a writer first locks the rows of its
 /// rooms (``lockRooms(_:_:)``, in id order, so that two writers cannot wait for each other), then gives each message
 /// its room's `last_seq + 1`, so seqs are unique and gap-free. SQLite's single writer needs no locks. A batch is
-/// written with a fixed number of statements whatever its size (group commit stays cheap), its rows bound through
+/// written with a fixed number of statements whatever its size (group commit stays cheap), its messages bound through
 /// ``SQLDialect/rows(_:types:)``: one statement on PostgreSQL (``SQLDialect/hasWritingWith``), two on SQLite.
 enum ChatLog {
     /// A planned message's client id was taken by a message stored earlier, which the plan did not know of: the
@@ -52,11 +52,13 @@ enum ChatLog {
                  message.sentAt.millisecondsSince1970.sqlValue]
             }, types: [.text, .text, .integer, .text, .text, .text, .text, .text, .integer])))
             """
+        // The rooms are bound as VALUES on both backends: PostgreSQL then knows how many there are and updates each by
+        // its key (it guesses 100 rows for a JSON row source, and joins those by scanning all of `chat_rooms`).
         let rooms: SQLStatement = """
-            c(id, last_seq, last_activity_at, seller_read_seq, buyer_read_seq) AS (\(dialect.rows(plan.changedRooms.map { room in
+            c(id, last_seq, last_activity_at, seller_read_seq, buyer_read_seq) AS (\(values(plan.changedRooms.map { room in
                 [room.id.sqlValue, room.lastSeq.sqlValue, room.lastActivityAt.millisecondsSince1970.sqlValue,
                  room.sellerReadSeq.sqlValue, room.buyerReadSeq.sqlValue]
-            }, types: [.text, .integer, .integer, .integer, .integer])))
+            })))
             """
         let insert: SQLStatement = """
             INSERT INTO chat_messages (id, room_id, seq, sender_id, kind, text, image_id, client_id, sent_at)
@@ -91,9 +93,8 @@ enum ChatLog {
     /// The stored messages with these (room, sender, client id) keys.
     private static func messages(withClientKeys keys: [MessageBatch.ClientKey], _ db: any SQLExecutor) async throws -> [ChatMessage] {
         guard !keys.isEmpty else { return [] }
-        let rows = db.dialect.rows(keys.map { [$0.roomId.sqlValue, $0.senderId.sqlValue, $0.clientId.sqlValue] }, types: [.text, .text, .text])
         var statement: SQLStatement = """
-            WITH k(room_id, sender_id, client_id) AS (\(rows))
+            WITH k(room_id, sender_id, client_id) AS (\(values(keys.map { [$0.roomId.sqlValue, $0.senderId.sqlValue, $0.clientId.sqlValue] })))
             SELECT m.* FROM k JOIN chat_messages m ON m.room_id = k.room_id AND m.sender_id = k.sender_id AND m.client_id = k.client_id
             """
         statement.isCached = keys.count <= cachedRowCount
@@ -124,5 +125,16 @@ enum ChatLog {
     /// `(?, ?, ...)` binding `values`.
     private static func tuple(_ values: [SQLValue]) -> SQLStatement {
         SQLStatement(sql: "(" + Array(repeating: "?", count: values.count).joined(separator: ", ") + ")", values: values)
+    }
+
+    /// `VALUES (?, ...), (?, ...)` binding `rows`, all of one length, on both backends: for row sources that are
+    /// joined by key, whose row count the planner should know.
+    private static func values(_ rows: [[SQLValue]]) -> SQLStatement {
+        var statement: SQLStatement = "VALUES "
+        for (index, row) in rows.enumerated() {
+            if index > 0 { statement.append(raw: ", ") }
+            statement.append(tuple(row))
+        }
+        return statement
     }
 }
