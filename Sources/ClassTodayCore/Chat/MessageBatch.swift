@@ -47,8 +47,9 @@ public struct MessageBatch: Sendable {
     }
 
     /// Plans `batch` at `date` against `rooms` (by id, current and locked by the caller's transaction) and the
-    /// stored messages `existing` found for ``clientKeys(of:)``.
-    public init(_ batch: [OutgoingMessage], rooms: [String: ChatRoom], existing: [ChatMessage], at date: Date) {
+    /// stored messages `existing` found for ``clientKeys(of:)``. Members' messages in `blockedRooms` (rooms whose
+    /// members blocked one another) are refused; system messages are not.
+    public init(_ batch: [OutgoingMessage], rooms: [String: ChatRoom], blockedRooms: Set<String> = [], existing: [ChatMessage], at date: Date) {
         var rooms = rooms
         var known = Dictionary(existing.compactMap { message in ClientKey(message).map { ($0, message) } },
                                uniquingKeysWith: { first, _ in first })
@@ -68,6 +69,10 @@ public struct MessageBatch: Sendable {
             let key = outgoing.clientId.map { ClientKey(roomId: outgoing.roomId, senderId: outgoing.senderId, clientId: $0) }
             if let key, let first = known[key] {
                 results.append(.success(.duplicate(first)))
+                continue
+            }
+            if outgoing.kind != .system, blockedRooms.contains(room.id) {
+                results.append(.failure(BlockRules.blocked))
                 continue
             }
             let message = ChatMessage(

@@ -73,6 +73,16 @@ extension Match {
         return next
     }
 
+    /// The match declined because one member blocked the other: a pending proposal ends, whoever made it; nil for a
+    /// match past its proposal (an accepted match keeps its seat until a member cancels it).
+    public func declinedByBlock(at date: Date) -> Match? {
+        guard status == .proposed else { return nil }
+        var next = self
+        next.status = .declined
+        next.updatedAt = date
+        return next
+    }
+
     /// How the number of seats taken on the class changes when a match goes from `from` to `to`:
     /// +1 when it starts filling a seat (accept), -1 when it stops (cancel of an accepted match), else 0.
     public static func seatChange(from: MatchStatus, to: MatchStatus) -> Int {

@@ -28,6 +28,8 @@ public struct ServerEnvironment: Sendable {
     public let matches: any MatchRepository
     /// Alerts and notifications.
     public let alerts: any AlertRepository
+    /// Blocks between users.
+    public let blocks: any BlockRepository
     /// Request metrics rendered by `/metrics`.
     public let metrics: PrometheusCollectorRegistry
     /// Carries chat events between the hubs of every node: in-process on SQLite, `LISTEN/NOTIFY` on PostgreSQL.
@@ -80,7 +82,8 @@ public struct ServerEnvironment: Sendable {
             sessions: SQLSessionRepository(database: database), classes: SQLClassRepository(database: database),
             images: images, imageRecords: SQLImageRecordRepository(database: database, images: images),
             chats: SQLChatRepository(database: database), matches: SQLMatchRepository(database: database),
-            alerts: SQLAlertRepository(database: database), metrics: PrometheusCollectorRegistry(), chatBus: chatBus,
+            alerts: SQLAlertRepository(database: database), blocks: SQLBlockRepository(database: database),
+            metrics: PrometheusCollectorRegistry(), chatBus: chatBus,
             bannedWords: bannedWords)
     }
 
@@ -164,6 +167,7 @@ func buildRouter(_ environment: ServerEnvironment, hub: ChatHub, fanOut: AlertFa
     ChatController(chats: environment.chats, hub: hub, logger: logger).addRoutes(to: api)
     MatchesController(matches: environment.matches, classes: environment.classes, users: environment.users, hub: hub, fanOut: fanOut)
         .addRoutes(to: api)
+    BlocksController(blocks: environment.blocks, hub: hub).addRoutes(to: api)
 
     routes.install(router.routes.map { (path: $0.path.description, method: $0.method) })
     return router

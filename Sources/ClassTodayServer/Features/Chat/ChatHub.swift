@@ -142,3 +142,14 @@ public final class ChatHub: Service, Sendable {
         }
     }
 }
+
+extension ChatHub {
+    /// Publishes a match step: its system message in the room, and a `notification` frame to both members.
+    func announce(_ step: MatchStep) async {
+        await publish(step.message, in: step.room)
+        let notification = MatchNotification(match: step.match)
+        for userId in step.match.memberIds {
+            await notify(userId: userId, json: notification.apiJSONText)
+        }
+    }
+}

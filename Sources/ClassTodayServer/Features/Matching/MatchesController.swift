@@ -33,14 +33,14 @@ struct MatchesController {
         terms.check(into: &validator)
         try validator.throwIfInvalid()
         let step = try await matches.propose(roomId: try context.parameters.require("id"), by: caller.userId, terms: terms, at: Date())
-        await announce(step)
+        await hub.announce(step)
         return EditedResponse(status: .created, response: MatchResponse(match: step.match))
     }
 
     private func apply(_ action: MatchAction, _ request: Request, _ context: AppRequestContext) async throws -> MatchResponse {
         let caller = try context.requireCaller()
         let step = try await matches.apply(action, matchId: try context.parameters.require("id"), by: caller.userId, at: Date())
-        await announce(step)
+        await hub.announce(step)
         if step.reopenedClass {
             fanOut.classQueued() // the step queued the reopened class in its transaction
         }
@@ -71,15 +71,6 @@ struct MatchesController {
         let userId = try await users.existingUser(id: try context.parameters.require("id")).id
         let page = try await matches.reviews(of: userId, page: PageRequest(query: request.uri, ordering: "reviews"))
         return PageResponse(items: page.items.map(ReviewResponse.init(review:)), nextCursor: page.nextCursor, requestURI: request.uri)
-    }
-
-    /// Publishes the step's system message to the room and a `notification` frame to both members.
-    private func announce(_ step: MatchStep) async {
-        await hub.publish(step.message, in: step.room)
-        let notification = MatchNotification(match: step.match)
-        for userId in step.match.memberIds {
-            await hub.notify(userId: userId, json: notification.apiJSONText)
-        }
     }
 }
 

@@ -37,7 +37,20 @@ enum ChatLog {
         _ batch: [OutgoingMessage], rooms: [String: ChatRoom], at date: Date, _ db: any SQLExecutor
     ) async throws -> [Result<AppendResult, DomainError>] {
         let existing = try await messages(withClientKeys: MessageBatch.clientKeys(of: batch), db)
-        return try await write(MessageBatch(batch, rooms: rooms, existing: existing, at: date), db)
+        let blocked = try await blockedRooms(rooms, for: batch, db)
+        return try await write(MessageBatch(batch, rooms: rooms, blockedRooms: blocked, existing: existing, at: date), db)
+    }
+
+    /// The rooms among `rooms` whose two members blocked one another (either way), where `batch`'s members'
+    /// messages are refused; none are read for a batch of system messages only.
+    static func blockedRooms(_ rooms: [String: ChatRoom], for batch: [OutgoingMessage], _ db: any SQLExecutor) async throws -> Set<String> {
+        guard !rooms.isEmpty, batch.contains(where: { $0.kind != .system }) else { return [] }
+        let sorted = rooms.keys.sorted()
+        var statement: SQLStatement = """
+            SELECT r.id FROM chat_rooms r WHERE r.id IN \(tuple(sorted.map(\.sqlValue))) AND \(BlockSQL.between("r.seller_id", "r.buyer_id"))
+            """
+        statement.isCached = sorted.count <= cachedRowCount
+        return Set(try await db.rows(statement).map { try $0["id"] as String })
     }
 
     /// Inserts the planned messages and updates their rooms; returns the plan's results. Throws ``ClientIdTaken``

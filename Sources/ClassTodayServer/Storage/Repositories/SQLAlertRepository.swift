@@ -89,6 +89,7 @@ public struct SQLAlertRepository: AlertRepository {
               AND (a.days_mask = 0 OR (a.days_mask & \(BitMask.of(listing.days))) <> 0)
               AND (a.max_price IS NULL OR (here.price IS NOT NULL AND here.price <= a.max_price))
               AND a.user_id <> \(listing.writerId)
+              AND NOT \(BlockSQL.between("a.user_id", "\(listing.writerId)"))
               AND \(distance) <= a.radius
             """)
         var keywords = KeywordFilter(listing: listing)

@@ -21,10 +21,12 @@ public struct SQLChatRepository: ChatRepository {
             if let room = try await Self.room(classId: classId, visitorId: userId, db) {
                 return (room, false)
             }
-            guard let row = try await db.row("SELECT * FROM classes WHERE id = \(classId) AND deleted_at IS NULL") else {
+            guard let row = try await db.row("SELECT \(raw: ClassViewQuery.listingColumns) FROM classes c WHERE c.id = \(classId) AND c.deleted_at IS NULL") else {
                 throw DomainError.notFound("class")
             }
-            let room = try ChatRoom.open(id: Identifier.make(at: date), on: ClassListing(row: row), by: userId, at: date)
+            let listing = try ClassListing(row: row)
+            try await BlockSQL.check(userId, listing.writerId, db)
+            let room = try ChatRoom.open(id: Identifier.make(at: date), on: listing, by: userId, at: date)
             let milliseconds = date.millisecondsSince1970
             let inserted = try await db.rows("""
                 INSERT INTO chat_rooms (id, class_id, visitor_id, seller_id, buyer_id, created_at, last_activity_at)
@@ -90,7 +92,8 @@ public struct SQLChatRepository: ChatRepository {
         do {
             return try await database.transaction { db in
                 let rooms = try await ChatLog.lockRooms(batch.map(\.roomId), db)
-                return try await ChatLog.write(MessageBatch(batch, rooms: rooms, existing: [], at: date), db)
+                let blocked = try await ChatLog.blockedRooms(rooms, for: batch, db)
+                return try await ChatLog.write(MessageBatch(batch, rooms: rooms, blockedRooms: blocked, existing: [], at: date), db)
             }
         } catch is ChatLog.ClientIdTaken {
             return try await database.transaction { db in

@@ -21,6 +21,7 @@ public struct SQLMatchRepository: MatchRepository {
         try await database.transaction { db in
             let rooms = try await ChatLog.lockRooms([roomId], db)
             guard let room = rooms[roomId] else { throw DomainError.notFound("room") }
+            if room.isMember(userId) { try await BlockSQL.check(room.sellerId, room.buyerId, db) }
             let listing = try await SeatedListing.read(room.classId, locking: false, db)
             let match = try Match.propose(id: Identifier.make(at: date), in: room, listing: listing?.listing, by: userId,
                                           terms: terms, at: date)
@@ -42,8 +43,9 @@ public struct SQLMatchRepository: MatchRepository {
             guard let row = try await db.row("SELECT * FROM matches WHERE id = \(matchId) \(raw: db.dialect.lockForNoKeyUpdate)") else {
                 throw DomainError.notFound("match")
             }
-            let current = try Self.match(row: row)
+            let current = try Match(row: row)
             let next = try current.applying(action, by: userId, at: date)
+            if action == .accept { try await BlockSQL.check(current.sellerId, current.buyerId, db) }
             guard let listing = try await SeatedListing.read(current.classId, locking: true, db) else { throw DomainError.notFound("class") }
             let seats = try Match.seatUpdate(from: current.status, to: next.status, listingStatus: listing.listing.status,
                                              seatsTaken: listing.seatsTaken, capacity: listing.listing.capacity)
@@ -66,7 +68,7 @@ public struct SQLMatchRepository: MatchRepository {
     }
 
     public func match(id: String) async throws -> Match? {
-        try await database.row("SELECT * FROM matches WHERE id = \(id)").map(Self.match(row:))
+        try await database.row("SELECT * FROM matches WHERE id = \(id)").map(Match.init(row:))
     }
 
     public func matches(of userId: String, role: MatchRole?, page: PageRequest) async throws -> Page<Match> {
@@ -75,13 +77,13 @@ public struct SQLMatchRepository: MatchRepository {
         case .buyer: "SELECT * FROM matches WHERE buyer_id = \(userId)"
         case nil: "SELECT * FROM matches WHERE seller_id = \(userId) UNION ALL SELECT * FROM matches WHERE buyer_id = \(userId)"
         }
-        return try await SQLPage.newestFirst(database, from: source, page: page, ordering: "matches", decode: Self.match(row:))
+        return try await SQLPage.newestFirst(database, from: source, page: page, ordering: "matches", decode: Match.init(row:))
     }
 
     public func review(matchId: String, by userId: String, grade: Double, description: String, at date: Date) async throws -> Review {
         try await database.transaction { db in
             guard let row = try await db.row("SELECT * FROM matches WHERE id = \(matchId)") else { throw DomainError.notFound("match") }
-            let reviewee = try Self.match(row: row).reviewee(of: userId)
+            let reviewee = try Match(row: row).reviewee(of: userId)
             let review = Review(id: Identifier.make(at: date), matchId: matchId, reviewerId: userId, revieweeId: reviewee,
                                 grade: grade, description: description, createdAt: date)
             // On PostgreSQL, a review sent twice at once waits here for the first, then inserts nothing.
@@ -131,12 +133,14 @@ public struct SQLMatchRepository: MatchRepository {
                                        text: Match.systemMessage(for: match.status), imageId: nil)
         return try await ChatLog.append([outgoing], rooms: rooms, at: date, db)[0].get().message
     }
+}
 
+extension Match {
     /// Decodes a `matches` row.
-    private static func match(row: SQLRow) throws -> Match {
+    init(row: SQLRow) throws {
         let days: String? = try row["days"]
         let priceUnit: String? = try row["price_unit"]
-        return Match(
+        self.init(
             id: try row["id"], roomId: try row["room_id"], classId: try row["class_id"], sellerId: try row["seller_id"],
             buyerId: try row["buyer_id"], status: MatchStatus(rawValue: try row["status"]) ?? .cancelled,
             proposedBy: try row["proposed_by"],

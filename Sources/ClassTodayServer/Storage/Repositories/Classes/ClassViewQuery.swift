@@ -9,7 +9,8 @@ package enum ClassViewQuery {
         c.price_unit, c.subjects, c.targets, c.capacity, c.status, c.writer_id, c.favorite_count, c.created_at, c.updated_at
         """
 
-    /// Listings not deleted that `condition` selects, as `viewerId` sees them, with `extraColumns` and `join`ed
+    /// Listings not deleted that `condition` selects, as `viewerId` sees them (none of a writer who blocked them or
+    /// whom they blocked), with `extraColumns` and `join`ed
     /// tables, in `order` (a fixed text), at most `limit` of them.
     static func select(
         viewerId: String?, _ dialect: SQLDialect, extraColumns: String = "", join: SQLStatement = "",
@@ -24,6 +25,10 @@ package enum ClassViewQuery {
             FROM classes c JOIN users u ON u.id = c.writer_id \(join)
             WHERE c.deleted_at IS NULL AND (\(condition))
             """
+        if let viewerId {
+            // A block hides each user's listings from the other.
+            statement.append(" AND NOT \(BlockSQL.between("\(viewerId)", "c.writer_id"))")
+        }
         if let order { statement.append(raw: " ORDER BY \(order)") }
         if let limit { statement.append(" LIMIT \(limit)") }
         return statement

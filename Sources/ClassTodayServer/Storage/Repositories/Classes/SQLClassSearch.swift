@@ -42,6 +42,15 @@ package struct SQLClassSearch {
 
     /// Runs the search on `db` (one snapshot: inside ``SQLDatabase/read(_:)``).
     package func run(_ db: any SQLExecutor) async throws -> Page<ClassView> {
+        var scoped = self
+        if let viewerId { scoped.blockedWriters = try await BlockSQL.counterparts(of: viewerId, db) }
+        return try await scoped.runScoped(db)
+    }
+
+    /// The writers whose listings the viewer must not see (blocked either way), read once per search.
+    private var blockedWriters: [String] = []
+
+    private func runScoped(_ db: any SQLExecutor) async throws -> Page<ClassView> {
         let keys: [Key]
         if search.sort == .distance, let circle = search.circle {
             keys = try await nearestFirst(db, circle: circle)
@@ -217,7 +226,8 @@ package struct SQLClassSearch {
             """
     }
 
-    /// The conditions of the search's plain column filters (status, type, district, masks, price).
+    /// The conditions of the search's plain column filters (status, type, district, masks, price) and the blocked
+    /// writers.
     private var filterConditions: [SQLStatement] {
         var conditions: [SQLStatement] = []
         if let status = search.status { conditions.append("c.status = \(status.rawValue)") }
@@ -230,6 +240,7 @@ package struct SQLClassSearch {
         }
         if let minPrice = search.minPrice { conditions.append("c.price >= \(minPrice)") }
         if let maxPrice = search.maxPrice { conditions.append("c.price <= \(maxPrice)") }
+        if !blockedWriters.isEmpty { conditions.append("c.writer_id NOT IN \(dialect.list(blockedWriters))") }
         return conditions
     }
 

@@ -1,0 +1,97 @@
+import ClassTodayCore
+import Foundation
+
+/// Blocks, on either backend. Other repositories read blocks through ``BlockSQL``, in their own statements.
+public struct SQLBlockRepository: BlockRepository {
+    private let database: any SQLDatabase
+
+    /// Creates the repository over a database.
+    public init(database: any SQLDatabase) {
+        self.database = database
+    }
+
+    public func block(_ blockedId: String, by blockerId: String, at date: Date) async throws -> [MatchStep] {
+        try BlockRules.checkBlock(blockedId, by: blockerId)
+        return try await database.transaction { db in
+            guard try await db.row("SELECT id FROM users WHERE id = \(blockedId)") != nil else { throw DomainError.notFound("user") }
+            try await db.execute("""
+                INSERT INTO blocks (blocker_id, blocked_id, created_at) VALUES (\(blockerId), \(blockedId), \(date.millisecondsSince1970))
+                ON CONFLICT DO NOTHING
+                """)
+            return try await Self.declinePending(between: blockerId, and: blockedId, at: date, db)
+        }
+    }
+
+    /// Declines the proposals pending between the two users, each with its system message in its room, inside the
+    /// caller's transaction (a proposal fills no seat, so no class changes).
+    private static func declinePending(between blockerId: String, and blockedId: String, at date: Date, _ db: any SQLExecutor) async throws -> [MatchStep] {
+        let pending = try await db.rows("""
+            SELECT * FROM matches WHERE status = \(MatchStatus.proposed.rawValue)
+              AND ((seller_id = \(blockerId) AND buyer_id = \(blockedId)) OR (seller_id = \(blockedId) AND buyer_id = \(blockerId)))
+            ORDER BY id \(raw: db.dialect.lockForNoKeyUpdate)
+            """).map(Match.init(row:))
+        guard !pending.isEmpty else { return [] }
+        let rooms = try await ChatLog.lockRooms(pending.map(\.roomId), db)
+        var steps: [MatchStep] = []
+        for match in pending {
+            guard let declined = match.declinedByBlock(at: date), let room = rooms[match.roomId] else { continue }
+            try await db.execute("""
+                UPDATE matches SET status = \(declined.status.rawValue), updated_at = \(date.millisecondsSince1970) WHERE id = \(match.id)
+                """)
+            let notice = OutgoingMessage(roomId: room.id, senderId: blockerId, clientId: nil, kind: .system,
+                                         text: Match.systemMessage(for: declined.status), imageId: nil)
+            let message = try await ChatLog.append([notice], rooms: rooms, at: date, db)[0].get().message
+            steps.append(MatchStep(match: declined, room: room, message: message, reopenedClass: false))
+        }
+        return steps
+    }
+
+    public func unblock(_ blockedId: String, by blockerId: String) async throws {
+        try await database.execute("DELETE FROM blocks WHERE blocker_id = \(blockerId) AND blocked_id = \(blockedId)")
+    }
+
+    public func blocks(of userId: String, page: PageRequest) async throws -> Page<BlockedUser> {
+        let source: SQLStatement = """
+            SELECT b.blocked_id AS id, b.created_at, u.nickname, u.profile_image_id, u.rating_sum, u.rating_count
+            FROM blocks b JOIN users u ON u.id = b.blocked_id WHERE b.blocker_id = \(userId)
+            """
+        return try await SQLPage.newestFirst(database, from: source, page: page, ordering: "blocks") { row in
+            BlockedUser(user: WriterSummary(id: try row["id"], nickname: try row["nickname"], profileImageId: try row["profile_image_id"],
+                                            rating: try row.rating(sum: "rating_sum", count: "rating_count")),
+                        blockedAt: try row.date("created_at"))
+        }
+    }
+
+    public func isBlocked(between userId: String, and otherId: String) async throws -> Bool {
+        try await BlockSQL.exists(between: userId, and: otherId, database)
+    }
+}
+
+/// Block conditions for other repositories' statements: a block works in both directions.
+enum BlockSQL {
+    /// True when either of the two users (bound values or column expressions) blocked the other.
+    static func between(_ first: SQLStatement, _ second: SQLStatement) -> SQLStatement {
+        """
+        EXISTS (SELECT 1 FROM blocks WHERE (blocker_id = \(first) AND blocked_id = \(second)) \
+        OR (blocker_id = \(second) AND blocked_id = \(first)))
+        """
+    }
+
+    /// Whether either of the two users blocked the other.
+    static func exists(between userId: String, and otherId: String, _ db: any SQLExecutor) async throws -> Bool {
+        try await db.row("SELECT 1 AS blocked WHERE \(between("\(userId)", "\(otherId)"))") != nil
+    }
+
+    /// Throws ``BlockRules/blocked`` when either of the two users blocked the other.
+    static func check(_ userId: String, _ otherId: String, _ db: any SQLExecutor) async throws {
+        if try await exists(between: userId, and: otherId, db) { throw BlockRules.blocked }
+    }
+
+    /// The users `userId` blocked or was blocked by (one indexed read each way).
+    static func counterparts(of userId: String, _ db: any SQLExecutor) async throws -> [String] {
+        try await db.rows("""
+            SELECT blocked_id AS id FROM blocks WHERE blocker_id = \(userId)
+            UNION SELECT blocker_id AS id FROM blocks WHERE blocked_id = \(userId)
+            """).map { try $0["id"] }
+    }
+}
