@@ -16,7 +16,9 @@ struct ModerationQueueGauge: Sendable {
     /// How often the background job refreshes it.
     static let interval = Duration.seconds(15)
 
+    /// Where the open reports are.
     let moderation: any ModerationRepository
+    /// The registry's gauge.
     let gauge: Gauge
 
     /// The gauge of `environment`'s registry (one gauge, however many of these are made).
