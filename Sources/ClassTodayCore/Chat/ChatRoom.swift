@@ -110,10 +110,12 @@ public struct ChatMessage: Sendable, Hashable {
     public let clientId: String?
     /// When it was stored.
     public let sentAt: Date
+    /// Whether an operator removed it: its text is then ``ModerationRules/removedMessageText`` and it has no image.
+    public let removed: Bool
 
     /// Creates a message value.
     public init(id: String, roomId: String, seq: Int, senderId: String, kind: MessageKind, text: String?, imageId: String?,
-                clientId: String?, sentAt: Date) {
+                clientId: String?, sentAt: Date, removed: Bool = false) {
         self.id = id
         self.roomId = roomId
         self.seq = seq
@@ -123,6 +125,7 @@ public struct ChatMessage: Sendable, Hashable {
         self.imageId = imageId
         self.clientId = clientId
         self.sentAt = sentAt
+        self.removed = removed
     }
 }
 

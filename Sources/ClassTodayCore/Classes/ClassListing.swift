@@ -73,13 +73,15 @@ public struct ClassListing: Sendable, Hashable {
     public let createdAt: Date
     /// When it last changed.
     public var updatedAt: Date
+    /// When an operator (or enough reports) hid it from everyone but its writer; nil while visible.
+    public let hiddenAt: Date?
 
     /// Creates a listing value.
     public init(
         id: String, type: ClassType, name: String, description: String, days: [Weekday], time: String?, place: String?,
         location: GeoPoint?, keywordLocation: String?, price: Int?, priceUnit: PriceUnit, subjects: [Subject],
         targets: [Target], capacity: Int, status: ClassStatus, imageIds: [String], writerId: String,
-        favoriteCount: Int, createdAt: Date, updatedAt: Date
+        favoriteCount: Int, createdAt: Date, updatedAt: Date, hiddenAt: Date? = nil
     ) {
         self.id = id
         self.type = type
@@ -101,6 +103,7 @@ public struct ClassListing: Sendable, Hashable {
         self.favoriteCount = favoriteCount
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+        self.hiddenAt = hiddenAt
     }
 }
 

@@ -47,13 +47,15 @@ public struct User: Sendable, Hashable {
     public var termsAcceptedAt: Date?
     /// When the account was created.
     public let createdAt: Date
+    /// The warnings operators gave the user.
+    public var warnings: UserWarnings
 
     /// Creates a user value.
     public init(
         id: String, email: String, nickname: String, description: String = "", company: String = "",
         subjects: [Subject] = [], profileImageId: String? = nil, location: GeoPoint? = nil,
         keywordLocation: String? = nil, detailLocation: String? = nil, rating: Rating = .none,
-        termsVersion: String? = nil, termsAcceptedAt: Date? = nil, createdAt: Date
+        termsVersion: String? = nil, termsAcceptedAt: Date? = nil, createdAt: Date, warnings: UserWarnings = .none
     ) {
         self.id = id
         self.email = email
@@ -69,6 +71,7 @@ public struct User: Sendable, Hashable {
         self.termsVersion = termsVersion
         self.termsAcceptedAt = termsAcceptedAt
         self.createdAt = createdAt
+        self.warnings = warnings
     }
 }
 

@@ -44,8 +44,9 @@ extension UserRepository {
 public protocol SessionRepository: Sendable {
     /// Records a new session.
     func create(_ session: Session) async throws
-    /// The user of the unexpired, unrevoked session with this token hash.
-    func userId(tokenHash: String, now: Date) async throws -> String?
+    /// The owner of the unexpired, unrevoked session with this token hash: the user, their role and any suspension
+    /// in force at `now`.
+    func owner(tokenHash: String, now: Date) async throws -> SessionOwner?
     /// Revokes the session with this token hash (nothing happens for an unknown hash).
     func revoke(tokenHash: String) async throws
     /// Deletes sessions that expired before `date`; returns how many went.

@@ -30,6 +30,8 @@ public struct ServerEnvironment: Sendable {
     public let alerts: any AlertRepository
     /// Blocks between users.
     public let blocks: any BlockRepository
+    /// Reports, moderation actions and the audit log.
+    public let moderation: any ModerationRepository
     /// Request metrics rendered by `/metrics`.
     public let metrics: PrometheusCollectorRegistry
     /// Carries chat events between the hubs of every node: in-process on SQLite, `LISTEN/NOTIFY` on PostgreSQL.
@@ -83,7 +85,7 @@ public struct ServerEnvironment: Sendable {
             images: images, imageRecords: SQLImageRecordRepository(database: database, images: images),
             chats: SQLChatRepository(database: database), matches: SQLMatchRepository(database: database),
             alerts: SQLAlertRepository(database: database), blocks: SQLBlockRepository(database: database),
-            metrics: PrometheusCollectorRegistry(), chatBus: chatBus,
+            moderation: SQLModerationRepository(database: database), metrics: PrometheusCollectorRegistry(), chatBus: chatBus,
             bannedWords: bannedWords)
     }
 
@@ -93,6 +95,18 @@ public struct ServerEnvironment: Sendable {
         case .sqlite: []
         case .postgres(let store): [store] + ((chatBus as? PostgresChatBus).map { [$0] } ?? [])
         }
+    }
+
+    /// Grants (`true`) or revokes the operator role of the user with `email`, recorded in the audit log without an
+    /// operator: what `classtoday admin grant|revoke EMAIL` does (the API cannot). Returns the user's id; throws
+    /// ``DomainError/notFound(_:)`` when no account has the email.
+    public func setOperator(email: String, _ isOperator: Bool) async throws -> String {
+        try await moderation.setOperator(email: email, isOperator, at: Date())
+    }
+
+    /// Closes the database connections of a command that opened the environment without running the server.
+    public func close() {
+        if case .postgres(let store) = storage { store.close() }
     }
 
     /// One run of the background clean-up: expired sessions, then images nothing references any more.
@@ -128,6 +142,9 @@ public func buildApplication(_ environment: ServerEnvironment, logger: Logger) -
             fanOut,
             PeriodicJob(name: "clean-up", interval: configuration.cleanupInterval, logger: logger) {
                 try await environment.cleanUp()
+            },
+            PeriodicJob(name: "moderation-queue-age", interval: ModerationQueueGauge.interval, logger: logger) {
+                try await ModerationQueueGauge(environment).refresh()
             },
         ],
         logger: logger)
@@ -168,6 +185,7 @@ func buildRouter(_ environment: ServerEnvironment, hub: ChatHub, fanOut: AlertFa
     MatchesController(matches: environment.matches, classes: environment.classes, users: environment.users, hub: hub, fanOut: fanOut)
         .addRoutes(to: api)
     BlocksController(blocks: environment.blocks, hub: hub).addRoutes(to: api)
+    ModerationController(moderation: environment.moderation, queueGauge: ModerationQueueGauge(environment)).addRoutes(to: api)
 
     routes.install(router.routes.map { (path: $0.path.description, method: $0.method) })
     return router

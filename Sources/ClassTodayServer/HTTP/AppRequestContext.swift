@@ -38,6 +38,13 @@ public struct AppRequestContext: RequestContext, RemoteAddressRequestContext, We
         return caller
     }
 
+    /// The signed-in caller when they are an operator: 401 without a valid token, 403 for other users.
+    public func requireOperator() throws -> Caller {
+        let caller = try requireCaller()
+        guard caller.isOperator else { throw DomainError.forbidden("only operators may use the moderation routes") }
+        return caller
+    }
+
     /// The client key used for rate limiting: the address without its port.
     public var clientAddress: String {
         remoteAddress?.ipAddress ?? "unknown"
@@ -50,4 +57,6 @@ public struct Caller: Sendable, Hashable {
     public let userId: String
     /// SHA-256 of the token the request carried, used to revoke it on logout.
     public let tokenHash: String
+    /// Whether the caller holds the operator role (granted by `classtoday admin grant` only).
+    public var isOperator = false
 }

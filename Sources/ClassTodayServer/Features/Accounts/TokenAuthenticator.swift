@@ -5,7 +5,8 @@ import HTTPTypes
 import Hummingbird
 
 /// Resolves the request's bearer token to a ``Caller``. A request without a valid token goes on anonymous;
-/// routes that need a user call ``AppRequestContext/requireCaller()``, which answers 401.
+/// routes that need a user call ``AppRequestContext/requireCaller()``, which answers 401. The token of a suspended
+/// user is answered with a 401 whose detail says the account is suspended (and until when), on every route.
 struct TokenAuthenticator: RouterMiddleware {
     typealias Context = AppRequestContext
 
@@ -18,9 +19,10 @@ struct TokenAuthenticator: RouterMiddleware {
         }
         let tokenHash = BearerToken.hash(token)
         var context = context
-        if let userId = try await sessions.userId(tokenHash: tokenHash, now: Date()) {
-            context.caller = Caller(userId: userId, tokenHash: tokenHash)
-            context.logger[metadataKey: "user_id"] = .string(userId)
+        if let owner = try await sessions.owner(tokenHash: tokenHash, now: Date()) {
+            if let suspension = owner.suspension { throw DomainError.unauthorized(suspension.message) }
+            context.caller = Caller(userId: owner.userId, tokenHash: tokenHash, isOperator: owner.isOperator)
+            context.logger[metadataKey: "user_id"] = .string(owner.userId)
         }
         return try await next(request, context)
     }

@@ -20,7 +20,16 @@ struct UserResponse: ResponseEncodable {
     @Nullable var termsAccepted: String?
     /// Whether ``termsAccepted`` is the current version; false means the app should ask the user to accept again.
     let termsUpToDate: Bool
+    /// The warnings operators gave the user: `{count, lastReason, lastAt}`.
+    let warnings: WarningsResponse
     let createdAt: Date
+
+    /// `{count, lastReason, lastAt}`: how many warnings, and the latest one's reason and time (null without any).
+    struct WarningsResponse: Encodable {
+        let count: Int
+        @Nullable var lastReason: String?
+        @Nullable var lastAt: Date?
+    }
 
     init(user: User, currentTermsVersion: String) {
         (id, email, nickname, description, company) = (user.id, user.email, user.nickname, user.description, user.company)
@@ -28,6 +37,7 @@ struct UserResponse: ResponseEncodable {
         (location, keywordLocation, detailLocation) = (user.location, user.keywordLocation, user.detailLocation)
         (termsAccepted, termsUpToDate) = (user.termsVersion, user.termsVersion == currentTermsVersion)
         (rating, createdAt) = (user.rating, user.createdAt)
+        warnings = WarningsResponse(count: user.warnings.count, lastReason: user.warnings.lastReason, lastAt: user.warnings.lastAt)
     }
 }
 

@@ -7,7 +7,7 @@ struct MessageResponse: ResponseEncodable {
     let message: ChatMessage
 
     private enum CodingKeys: String, CodingKey {
-        case id, roomId, seq, senderId, kind, text, imageUrl, clientId, sentAt
+        case id, roomId, seq, senderId, kind, text, imageUrl, clientId, sentAt, removed
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -21,6 +21,7 @@ struct MessageResponse: ResponseEncodable {
         try container.encode(message.imageId.map(ImageURL.path(for:)), forKey: .imageUrl)
         try container.encode(message.clientId, forKey: .clientId)
         try container.encode(message.sentAt, forKey: .sentAt)
+        try container.encode(message.removed, forKey: .removed)
     }
 }
 
@@ -72,6 +73,7 @@ enum ServerFrame {
         object.add("imageUrl", message.imageId.map(ImageURL.path(for:)))
         object.add("clientId", message.clientId)
         object.add("sentAt", message.sentAt)
+        object.add("removed", message.removed)
         return object.finish()
     }
 

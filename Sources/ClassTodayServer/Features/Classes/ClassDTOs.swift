@@ -25,6 +25,8 @@ struct ClassResponse: ResponseEncodable {
     let isFavorite: Bool
     /// Meters from a geo search's centre, to the decimetre; absent outside geo searches.
     let distance: Double?
+    /// Whether an operator hid it (only its writer and operators see a hidden class).
+    let hidden: Bool
     let createdAt: Date
     let updatedAt: Date
 
@@ -43,7 +45,7 @@ struct ClassResponse: ResponseEncodable {
         images = listing.imageIds.map { ImageLink(id: $0, url: ImageURL.path(for: $0)) }
         writer = WriterResponse(view.writer)
         distance = view.distance.map { ($0 * 10).rounded() / 10 }
-        (createdAt, updatedAt) = (listing.createdAt, listing.updatedAt)
+        (createdAt, updatedAt, hidden) = (listing.createdAt, listing.updatedAt, listing.hiddenAt != nil)
     }
 }
 

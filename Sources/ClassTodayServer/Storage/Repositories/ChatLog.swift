@@ -128,7 +128,8 @@ enum ChatLog {
         return ChatMessage(
             id: try row[prefix + "id"], roomId: try roomId ?? row["room_id"], seq: try row[prefix + "seq"],
             senderId: try row[prefix + "sender_id"], kind: MessageKind(rawValue: kind) ?? .text, text: try row[prefix + "text"],
-            imageId: try row[prefix + "image_id"], clientId: try row[prefix + "client_id"], sentAt: try row.date(prefix + "sent_at"))
+            imageId: try row[prefix + "image_id"], clientId: try row[prefix + "client_id"], sentAt: try row.date(prefix + "sent_at"),
+            removed: try row.optionalDate(prefix + "removed_at") != nil)
     }
 
     /// Statements for batches of at most this many rows keep their prepared form on SQLite (the usual sizes);

@@ -56,7 +56,7 @@ public struct SQLAlertRepository: AlertRepository {
                 SELECT class_id FROM alert_outbox ORDER BY queued_at, class_id LIMIT \(limit) \(raw: db.dialect.lockSkippingLocked)
                 """).map { try $0["class_id"] }
             guard !queued.isEmpty else { return AlertFanOutBatch(classCount: 0, notifications: []) }
-            let listings = try await db.rows("SELECT \(raw: ClassViewQuery.listingColumns) FROM classes c WHERE c.deleted_at IS NULL AND c.id IN \(db.dialect.list(queued))")
+            let listings = try await db.rows("SELECT \(raw: ClassViewQuery.listingColumns) FROM classes c WHERE c.deleted_at IS NULL AND \(ClassModeration.visible(at: date)) AND c.id IN \(db.dialect.list(queued))")
                 .map(ClassListing.init(row:))
             let byId = Dictionary(listings.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
             var notifications: [AlertNotification] = []
@@ -162,6 +162,6 @@ extension ClassListing {
             capacity: try row["capacity"], status: ClassStatus(rawValue: try row["status"]) ?? .closed,
             imageIds: row.contains("image_ids") ? StoredList.decodeStrings(try row["image_ids"]) : [],
             writerId: try row["writer_id"], favoriteCount: try row["favorite_count"], createdAt: try row.date("created_at"),
-            updatedAt: try row.date("updated_at"))
+            updatedAt: try row.date("updated_at"), hiddenAt: try row.optionalDate("hidden_at"))
     }
 }

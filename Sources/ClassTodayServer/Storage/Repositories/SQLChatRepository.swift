@@ -127,7 +127,7 @@ public struct SQLChatRepository: ChatRepository {
             s.nickname AS s_nickname, s.profile_image_id AS s_image, s.rating_sum AS s_sum, s.rating_count AS s_count,
             b.nickname AS b_nickname, b.profile_image_id AS b_image, b.rating_sum AS b_sum, b.rating_count AS b_count,
             m.id AS m_id, m.seq AS m_seq, m.sender_id AS m_sender_id, m.kind AS m_kind, m.text AS m_text,
-            m.image_id AS m_image_id, m.client_id AS m_client_id, m.sent_at AS m_sent_at
+            m.image_id AS m_image_id, m.client_id AS m_client_id, m.sent_at AS m_sent_at, m.removed_at AS m_removed_at
         FROM (\(rooms)) r
         JOIN classes c ON c.id = r.class_id
         JOIN users s ON s.id = r.seller_id

@@ -18,10 +18,15 @@ public struct SQLSessionRepository: SessionRepository {
             """)
     }
 
-    public func userId(tokenHash: String, now: Date) async throws -> String? {
-        try await database.row(
-            "SELECT user_id FROM sessions WHERE token_hash = \(tokenHash) AND expires_at > \(now.millisecondsSince1970)"
-        ).map { try $0["user_id"] }
+    public func owner(tokenHash: String, now: Date) async throws -> SessionOwner? {
+        try await database.row("""
+            SELECT s.user_id, u.is_operator, u.suspended_at, u.suspended_until
+            FROM sessions s JOIN users u ON u.id = s.user_id
+            WHERE s.token_hash = \(tokenHash) AND s.expires_at > \(now.millisecondsSince1970)
+            """).map { row in
+            SessionOwner(userId: try row["user_id"], isOperator: try row["is_operator"],
+                         suspension: Suspension.active(since: try row.optionalDate("suspended_at"), until: try row.optionalDate("suspended_until"), at: now))
+        }
     }
 
     public func revoke(tokenHash: String) async throws {

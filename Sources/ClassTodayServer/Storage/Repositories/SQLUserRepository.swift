@@ -74,6 +74,8 @@ extension User {
             keywordLocation: try row["keyword_location"], detailLocation: try row["detail_location"],
             rating: try row.rating(sum: "rating_sum", count: "rating_count"), termsVersion: try row["terms_version"],
             termsAcceptedAt: (try row["terms_accepted_at"] as Int64?).map(Date.init(millisecondsSince1970:)),
-            createdAt: try row.date("created_at"))
+            createdAt: try row.date("created_at"),
+            warnings: UserWarnings(count: try row["warning_count"], lastReason: try row["last_warning_reason"],
+                                   lastAt: try row.optionalDate("last_warned_at")))
     }
 }

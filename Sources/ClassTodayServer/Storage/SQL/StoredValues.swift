@@ -32,6 +32,12 @@ extension SQLRow {
         Date(millisecondsSince1970: try self[column])
     }
 
+    /// The date stored in milliseconds in the nullable `column`; nil for NULL or when the row has no such column.
+    func optionalDate(_ column: String) throws -> Date? {
+        guard contains(column) else { return nil }
+        return (try self[column] as Int64?).map(Date.init(millisecondsSince1970:))
+    }
+
     /// A point from nullable latitude and longitude columns.
     func location(lat latColumn: String = "lat", lon lonColumn: String = "lon") throws -> GeoPoint? {
         let lat: Double? = try self[latColumn]

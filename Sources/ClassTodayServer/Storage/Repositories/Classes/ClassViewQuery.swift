@@ -1,4 +1,5 @@
 import ClassTodayCore
+import Foundation
 
 /// The one SELECT that reads listings as a viewer sees them: the class, its writer, its images and whether the
 /// viewer saved it, all in a single statement (no query per class).
@@ -6,15 +7,17 @@ package enum ClassViewQuery {
     /// The columns of `classes c` that ``ClassListing/init(row:)`` reads (not PostgreSQL's keyword `tsvector`).
     static let listingColumns = """
         c.id, c.type, c.name, c.description, c.days, c.time, c.place, c.lat, c.lon, c.keyword_location, c.price,
-        c.price_unit, c.subjects, c.targets, c.capacity, c.status, c.writer_id, c.favorite_count, c.created_at, c.updated_at
+        c.price_unit, c.subjects, c.targets, c.capacity, c.status, c.writer_id, c.favorite_count, c.created_at, c.updated_at,
+        c.hidden_at
         """
 
     /// Listings not deleted that `condition` selects, as `viewerId` sees them (none of a writer who blocked them or
-    /// whom they blocked), with `extraColumns` and `join`ed
-    /// tables, in `order` (a fixed text), at most `limit` of them.
+    /// whom they blocked), with `extraColumns` and `join`ed tables, in `order` (a fixed text), at most `limit` of them.
+    /// Hidden listings and those of suspended writers are left out unless `viewerId` wrote them or `moderated` is
+    /// false (operators).
     static func select(
         viewerId: String?, _ dialect: SQLDialect, extraColumns: String = "", join: SQLStatement = "",
-        where condition: SQLStatement, orderBy order: String? = nil, limit: Int? = nil
+        where condition: SQLStatement, orderBy order: String? = nil, limit: Int? = nil, moderated: Bool = true
     ) -> SQLStatement {
         let images = dialect.jsonArray(of: "ci.image_id", from: "class_images ci WHERE ci.class_id = c.id", orderBy: "ci.position")
         var statement: SQLStatement = """
@@ -29,6 +32,7 @@ package enum ClassViewQuery {
             // A block hides each user's listings from the other.
             statement.append(" AND NOT \(BlockSQL.between("\(viewerId)", "c.writer_id"))")
         }
+        if moderated { statement.append(" AND (c.writer_id = \(viewerId) OR \(ClassModeration.visible(at: Date())))") }
         if let order { statement.append(raw: " ORDER BY \(order)") }
         if let limit { statement.append(" LIMIT \(limit)") }
         return statement

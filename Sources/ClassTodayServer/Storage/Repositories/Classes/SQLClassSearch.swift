@@ -1,4 +1,5 @@
 import ClassTodayCore
+import Foundation
 
 /// Runs a ``ClassSearch`` on either backend. Each step is one statement that selects only keys: geohash ranges on
 /// the `classes_by_geohash` index or the keyword index select candidates, and the exact haversine distance
@@ -229,7 +230,7 @@ package struct SQLClassSearch {
     /// The conditions of the search's plain column filters (status, type, district, masks, price) and the blocked
     /// writers.
     private var filterConditions: [SQLStatement] {
-        var conditions: [SQLStatement] = []
+        var conditions: [SQLStatement] = [ClassModeration.visible(at: Date())]
         if let status = search.status { conditions.append("c.status = \(status.rawValue)") }
         if let type = search.type { conditions.append("c.type = \(type.rawValue)") }
         if let district = search.keywordLocation { conditions.append("c.keyword_location = \(district)") }
