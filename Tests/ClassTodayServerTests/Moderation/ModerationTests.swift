@@ -51,6 +51,8 @@ struct ModerationTests {
             }
             #expect(try await client.send(.get, "/v1/classes/\(reported)").status == .notFound)
             #expect(try await client.send(.get, "/v1/classes/\(reported)", token: reporters[0].token).status == .notFound)
+            #expect(try await client.send(.post, "/v1/chat/rooms", json: ["classId": reported], token: reporters[1].token).status == .notFound,
+                    "a hidden class takes no new room")
             let own = try await client.send(.get, "/v1/classes/\(reported)", token: writer.token)
             #expect(own.status == .ok)
             #expect(try own.jsonObject()["hidden"] as? Bool == true)

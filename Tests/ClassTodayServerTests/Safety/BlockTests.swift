@@ -61,7 +61,7 @@ struct BlockTests {
             #expect(try await client.send(.put, "/v1/users/\(bob.id)/block", token: alice.token).status == .noContent)
 
             let searches = ["/v1/classes?q=%EA%B8%B0%ED%83%80", "/v1/classes?lat=37.4842&lon=126.9297&radius=5000",
-                            "/v1/classes?minLat=37&maxLat=38&minLon=126&maxLon=127", "/v1/classes?sort=recent"]
+                            "/v1/classes?bbox=126,37,127,38", "/v1/classes?sort=recent"]
             for (viewer, hidden, writer) in [(alice, bobClass, bob), (bob, aliceClass, alice)] {
                 for path in searches {
                     #expect(!(try await Self.ids(client, path, token: viewer.token)).contains(hidden), "\(path)")
@@ -146,6 +146,28 @@ struct BlockTests {
             for watcher in [blocked, blocker] {
                 let page = try await client.send(.get, "/v1/me/notifications", token: watcher.token).jsonObject()
                 #expect((page["items"] as? [Any])?.isEmpty == true)
+            }
+        }
+    }
+
+    @Test("on a live socket a block takes effect at once: the next send is an error frame, nothing is delivered")
+    func liveSockets() async throws {
+        try await ChatTests.withScene { scene in
+            let buyer = try await TestSocket.connect(port: scene.port, token: scene.buyer.token)
+            let seller = try await TestSocket.connect(port: scene.port, token: scene.seller.token)
+            buyer.send(["type": "send", "roomId": scene.roomId, "clientId": "before", "text": "안녕하세요"])
+            _ = try await seller.next(type: "message")
+            #expect(try await scene.client.send(.put, "/v1/users/\(scene.buyer.id)/block", token: scene.seller.token).status == .noContent)
+            for (socket, clientId) in [(buyer, "after-buyer"), (seller, "after-seller")] {
+                socket.send(["type": "send", "roomId": scene.roomId, "clientId": clientId, "text": "여보세요"])
+                let error = try await socket.next(type: "error")
+                #expect(error["code"] as? String == "forbidden")
+                #expect(error["clientId"] as? String == clientId)
+            }
+            for socket in [buyer, seller] {
+                let delivered = await socket.drain().filter { $0["type"] as? String == "message" }
+                #expect(!delivered.contains { ($0["message"] as? [String: Any] ?? $0)["text"] as? String == "여보세요" })
+                await socket.close()
             }
         }
     }

@@ -21,7 +21,11 @@ public struct SQLChatRepository: ChatRepository {
             if let room = try await Self.room(classId: classId, visitorId: userId, db) {
                 return (room, false)
             }
-            guard let row = try await db.row("SELECT \(raw: ClassViewQuery.listingColumns) FROM classes c WHERE c.id = \(classId) AND c.deleted_at IS NULL") else {
+            // A hidden class, or one of a suspended writer, takes no new room.
+            guard let row = try await db.row("""
+                SELECT \(raw: ClassViewQuery.listingColumns) FROM classes c
+                WHERE c.id = \(classId) AND c.deleted_at IS NULL AND \(ClassModeration.visible(at: date))
+                """) else {
                 throw DomainError.notFound("class")
             }
             let listing = try ClassListing(row: row)
