@@ -24,12 +24,13 @@ final class LingeringCloseHandler: ChannelDuplexHandler, RemovableChannelHandler
     struct Limits: Sendable {
         /// The longest a connection lingers.
         var maximumDuration: TimeAmount = .seconds(10)
-        /// The longest it waits for the client's next bytes.
-        var idleTimeout: TimeAmount = .seconds(2)
+        /// The longest it waits for the client's next bytes: nginx's `lingering_timeout`, long enough for a client
+        /// on a busy machine still sending its body.
+        var idleTimeout: TimeAmount = .seconds(5)
         /// The most bytes it discards.
         var maximumBytes = 64 << 20
 
-        /// The default limits: 10 seconds, 2 seconds between reads, 64 MiB.
+        /// The default limits: 10 seconds, 5 seconds between reads, 64 MiB.
         init() {}
     }
 

@@ -51,11 +51,12 @@ struct LingeringCloseHandlerTests {
     @Test("it closes when the client is quiet for the idle timeout")
     func idleTimeout() async throws {
         let channel = try await Self.channel()
-        channel.embeddedEventLoop.advanceTime(by: .milliseconds(1500))
+        let quarter = TimeAmount.nanoseconds(LingeringCloseHandler.Limits().idleTimeout.nanoseconds / 4)
+        channel.embeddedEventLoop.advanceTime(by: quarter * 3)
         try channel.writeInbound(ByteBuffer(repeating: 1, count: 10))
-        channel.embeddedEventLoop.advanceTime(by: .milliseconds(1500))
+        channel.embeddedEventLoop.advanceTime(by: quarter * 3)
         #expect(channel.isActive, "a read restarts the idle timeout")
-        channel.embeddedEventLoop.advanceTime(by: .milliseconds(600))
+        channel.embeddedEventLoop.advanceTime(by: quarter * 2)
         #expect(!channel.isActive)
     }
 

@@ -37,7 +37,8 @@ struct BlockTests {
             let own = try await client.send(.put, "/v1/users/\(alice.id)/block", token: alice.token)
             #expect(own.status == .unprocessableContent)
             #expect(try own.problemFields() == ["id"])
-            #expect(try await client.send(.put, "/v1/users/01NOBODY0000000000000000000/block", token: alice.token).status == .notFound)
+            #expect(try await client.send(.put, "/v1/users/01M00000000000000000000000/block", token: alice.token).status == .notFound)
+            #expect(try await client.send(.delete, "/v1/users/not-an-id/block", token: alice.token).status == .notFound)
             #expect(try await client.send(.put, "/v1/users/\(bob.id)/block").status == .unauthorized)
 
             for _ in 0..<2 {
@@ -95,12 +96,17 @@ struct BlockTests {
             #expect(first.status == .created)
             let proposal = try await client.send(.post, "/v1/chat/rooms/\(roomId)/matches", json: [:], token: buyer.token)
             let matchId = try #require(try proposal.jsonObject()["id"] as? String)
+            // A second pending proposal in the same room: both are declined, their notices take consecutive seqs.
+            let second = try await client.send(.post, "/v1/chat/rooms/\(roomId)/matches", json: ["price": 15000], token: seller.token)
+            let secondId = try #require(try second.jsonObject()["id"] as? String)
 
             #expect(try await client.send(.put, "/v1/users/\(buyer.id)/block", token: seller.token).status == .noContent)
 
             let match = try await client.send(.get, "/v1/me/matches", token: seller.token).jsonObject()
-            let status = (match["items"] as? [[String: Any]])?.first { $0["id"] as? String == matchId }?["status"] as? String
-            #expect(status == "declined")
+            for id in [matchId, secondId] {
+                let status = (match["items"] as? [[String: Any]])?.first { $0["id"] as? String == id }?["status"] as? String
+                #expect(status == "declined")
+            }
             for token in [seller.token, buyer.token] {
                 let sent = try await client.send(.post, "/v1/chat/rooms/\(roomId)/messages", json: ["clientId": "b", "text": "여보세요"], token: token)
                 #expect(sent.status == .forbidden)
@@ -109,7 +115,7 @@ struct BlockTests {
                 #expect(history.status == .ok)
                 let texts = (try history.jsonObject()["items"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
                 #expect(texts.contains("안녕하세요"))
-                #expect(texts.contains(Match.systemMessage(for: .declined)))
+                #expect(texts.filter { $0 == Match.systemMessage(for: .declined) }.count == 2)
             }
             #expect(try await client.send(.post, "/v1/chat/rooms/\(roomId)/matches", json: [:], token: buyer.token).status == .forbidden)
             // A second class of the seller: the buyer cannot open a room on it.

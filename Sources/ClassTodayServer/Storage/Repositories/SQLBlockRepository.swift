@@ -11,6 +11,7 @@ public struct SQLBlockRepository: BlockRepository {
     }
 
     public func block(_ blockedId: String, by blockerId: String, at date: Date) async throws -> [MatchStep] {
+        guard Identifier.isWellFormed(blockedId) else { throw DomainError.notFound("user") }
         try BlockRules.checkBlock(blockedId, by: blockerId)
         return try await database.transaction { db in
             guard try await db.row("SELECT id FROM users WHERE id = \(blockedId)") != nil else { throw DomainError.notFound("user") }
@@ -30,23 +31,26 @@ public struct SQLBlockRepository: BlockRepository {
               AND ((seller_id = \(blockerId) AND buyer_id = \(blockedId)) OR (seller_id = \(blockedId) AND buyer_id = \(blockerId)))
             ORDER BY id \(raw: db.dialect.lockForNoKeyUpdate)
             """).map(Match.init(row:))
-        guard !pending.isEmpty else { return [] }
-        let rooms = try await ChatLog.lockRooms(pending.map(\.roomId), db)
-        var steps: [MatchStep] = []
-        for match in pending {
-            guard let declined = match.declinedByBlock(at: date), let room = rooms[match.roomId] else { continue }
-            try await db.execute("""
-                UPDATE matches SET status = \(declined.status.rawValue), updated_at = \(date.millisecondsSince1970) WHERE id = \(match.id)
-                """)
-            let notice = OutgoingMessage(roomId: room.id, senderId: blockerId, clientId: nil, kind: .system,
-                                         text: Match.systemMessage(for: declined.status), imageId: nil)
-            let message = try await ChatLog.append([notice], rooms: rooms, at: date, db)[0].get().message
-            steps.append(MatchStep(match: declined, room: room, message: message, reopenedClass: false))
+        let declined = pending.compactMap { $0.declinedByBlock(at: date) }
+        guard !declined.isEmpty else { return [] }
+        for match in declined {
+            try await db.execute("UPDATE matches SET status = \(match.status.rawValue), updated_at = \(date.millisecondsSince1970) WHERE id = \(match.id)")
         }
-        return steps
+        // One batch, so that several proposals in one room take consecutive seqs.
+        let rooms = try await ChatLog.lockRooms(declined.map(\.roomId), db)
+        let notices = declined.map { match in
+            OutgoingMessage(roomId: match.roomId, senderId: blockerId, clientId: nil, kind: .system,
+                            text: Match.systemMessage(for: match.status), imageId: nil)
+        }
+        let appended = try await ChatLog.append(notices, rooms: rooms, at: date, db)
+        return try zip(declined, appended).compactMap { match, result in
+            let message = try result.get().message
+            return rooms[match.roomId].map { MatchStep(match: match, room: $0, message: message, reopenedClass: false) }
+        }
     }
 
     public func unblock(_ blockedId: String, by blockerId: String) async throws {
+        guard Identifier.isWellFormed(blockedId) else { throw DomainError.notFound("user") }
         try await database.execute("DELETE FROM blocks WHERE blocker_id = \(blockerId) AND blocked_id = \(blockedId)")
     }
 
