@@ -37,6 +37,4 @@ public protocol BlockRepository: Sendable {
     func unblock(_ blockedId: String, by blockerId: String) async throws
     /// The users `userId` blocked, most recent first.
     func blocks(of userId: String, page: PageRequest) async throws -> Page<BlockedUser>
-    /// Whether either of the two users blocked the other.
-    func isBlocked(between userId: String, and otherId: String) async throws -> Bool
 }

@@ -65,10 +65,6 @@ public struct SQLBlockRepository: BlockRepository {
                         blockedAt: try row.date("created_at"))
         }
     }
-
-    public func isBlocked(between userId: String, and otherId: String) async throws -> Bool {
-        try await BlockSQL.exists(between: userId, and: otherId, database)
-    }
 }
 
 /// Block conditions for other repositories' statements: a block works in both directions.
@@ -81,14 +77,9 @@ enum BlockSQL {
         """
     }
 
-    /// Whether either of the two users blocked the other.
-    static func exists(between userId: String, and otherId: String, _ db: any SQLExecutor) async throws -> Bool {
-        try await db.row("SELECT 1 AS blocked WHERE \(between("\(userId)", "\(otherId)"))") != nil
-    }
-
     /// Throws ``BlockRules/blocked`` when either of the two users blocked the other.
     static func check(_ userId: String, _ otherId: String, _ db: any SQLExecutor) async throws {
-        if try await exists(between: userId, and: otherId, db) { throw BlockRules.blocked }
+        if try await db.row("SELECT 1 AS blocked WHERE \(between("\(userId)", "\(otherId)"))") != nil { throw BlockRules.blocked }
     }
 
     /// The users `userId` blocked or was blocked by (one indexed read each way).
