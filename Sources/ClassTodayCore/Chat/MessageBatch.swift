@@ -47,9 +47,10 @@ public struct MessageBatch: Sendable {
     }
 
     /// Plans `batch` at `date` against `rooms` (by id, current and locked by the caller's transaction) and the
-    /// stored messages `existing` found for ``clientKeys(of:)``. Members' messages in `blockedRooms` (rooms whose
-    /// members blocked one another) are refused; system messages are not.
-    public init(_ batch: [OutgoingMessage], rooms: [String: ChatRoom], blockedRooms: Set<String> = [], existing: [ChatMessage], at date: Date) {
+    /// stored messages `existing` found for ``clientKeys(of:)``. Members' messages in `closedRooms` (rooms whose
+    /// members blocked one another, or one of whom deleted their account) are refused with the room's error; system
+    /// messages are not.
+    public init(_ batch: [OutgoingMessage], rooms: [String: ChatRoom], closedRooms: [String: DomainError] = [:], existing: [ChatMessage], at date: Date) {
         var rooms = rooms
         var known = Dictionary(existing.compactMap { message in ClientKey(message).map { ($0, message) } },
                                uniquingKeysWith: { first, _ in first })
@@ -71,8 +72,8 @@ public struct MessageBatch: Sendable {
                 results.append(.success(.duplicate(first)))
                 continue
             }
-            if outgoing.kind != .system, blockedRooms.contains(room.id) {
-                results.append(.failure(BlockRules.blocked))
+            if outgoing.kind != .system, let closed = closedRooms[room.id] {
+                results.append(.failure(closed))
                 continue
             }
             let message = ChatMessage(

@@ -86,6 +86,14 @@ public protocol ImageRecordRepository: Sendable {
     /// Deletes an image for `userId` (its uploader): it leaves any class and profile that showed it.
     func delete(id: String, by userId: String) async throws
     /// Removes images that nothing references (no class, profile or chat message) and that were uploaded
-    /// before `cutoff`, then the stored bytes no record names any more. Returns how many records and files went.
-    func collectGarbage(uploadedBefore cutoff: Date) async throws -> (records: Int, files: Int)
+    /// before `cutoff` (by `uploaderId` only, when given), then the stored bytes no record names any more. Returns
+    /// how many records and files went.
+    func collectGarbage(uploadedBefore cutoff: Date, by uploaderId: String?) async throws -> (records: Int, files: Int)
+}
+
+extension ImageRecordRepository {
+    /// Removes the images that nothing references any more, uploaded before `cutoff` by anyone.
+    public func collectGarbage(uploadedBefore cutoff: Date) async throws -> (records: Int, files: Int) {
+        try await collectGarbage(uploadedBefore: cutoff, by: nil)
+    }
 }

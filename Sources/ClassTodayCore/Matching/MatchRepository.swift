@@ -61,6 +61,8 @@ public protocol MatchRepository: Sendable {
     func match(id: String) async throws -> Match?
     /// The matches of `userId` (as seller, as buyer, or both), newest first.
     func matches(of userId: String, role: MatchRole?, page: PageRequest) async throws -> Page<Match>
+    /// The matches of `userId` still proposed or accepted, oldest first.
+    func openMatches(of userId: String) async throws -> [Match]
     /// Records a review of a completed match by one of its members; `409` for a second review.
     func review(matchId: String, by userId: String, grade: Double, description: String, at date: Date) async throws -> Review
     /// The reviews about `userId`, newest first.

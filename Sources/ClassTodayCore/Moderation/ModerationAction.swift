@@ -53,6 +53,36 @@ public struct ModerationAction: Sendable, Hashable {
     }
 }
 
+/// What a moderation action did: its audit entry, and what connected clients must hear of it.
+public struct ModerationOutcome: Sendable, Hashable {
+    /// The entry recorded in the audit log.
+    public let entry: AuditEntry
+    /// The message the action removed now (nil for other actions, and for a message removed before).
+    public let removedMessage: RemovedMessage?
+
+    /// Creates an outcome.
+    public init(entry: AuditEntry, removedMessage: RemovedMessage? = nil) {
+        (self.entry, self.removedMessage) = (entry, removedMessage)
+    }
+}
+
+/// A chat message an operator removed, with the members of its room who must see it change.
+public struct RemovedMessage: Sendable, Hashable {
+    /// The message's room.
+    public let roomId: String
+    /// The message.
+    public let messageId: String
+    /// Its seq in the room, which it keeps.
+    public let seq: Int
+    /// The two members of the room.
+    public let memberIds: [String]
+
+    /// Creates a removal.
+    public init(roomId: String, messageId: String, seq: Int, memberIds: [String]) {
+        (self.roomId, self.messageId, self.seq, self.memberIds) = (roomId, messageId, seq, memberIds)
+    }
+}
+
 /// One entry of the audit log.
 public struct AuditEntry: Sendable, Hashable {
     /// Opaque identifier.

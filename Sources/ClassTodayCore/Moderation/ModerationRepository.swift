@@ -25,10 +25,12 @@ public struct SessionOwner: Sendable, Hashable {
     public let isOperator: Bool
     /// The suspension in force, if any: the token is refused while there is one.
     public let suspension: Suspension?
+    /// When the session started (the user signed in).
+    public let signedInAt: Date
 
     /// Creates an owner.
-    public init(userId: String, isOperator: Bool = false, suspension: Suspension? = nil) {
-        (self.userId, self.isOperator, self.suspension) = (userId, isOperator, suspension)
+    public init(userId: String, isOperator: Bool = false, suspension: Suspension? = nil, signedInAt: Date) {
+        (self.userId, self.isOperator, self.suspension, self.signedInAt) = (userId, isOperator, suspension, signedInAt)
     }
 }
 
@@ -47,7 +49,7 @@ public protocol ModerationRepository: Sendable {
     /// Takes `action` and records it in the audit log, resolving the open reports on its target (and on the target
     /// of its report, when it names one) in one transaction. Throws ``DomainError/notFound(_:)`` for a missing
     /// target or report, and ``DomainError/conflict(_:)`` when dismissing a report that is not open.
-    func act(_ action: ModerationAction, at date: Date) async throws -> AuditEntry
+    func act(_ action: ModerationAction, at date: Date) async throws -> ModerationOutcome
     /// The audit log, newest first.
     func audit(page: PageRequest) async throws -> Page<AuditEntry>
     /// When the oldest open report was filed; nil when none is open.

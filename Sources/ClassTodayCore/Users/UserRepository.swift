@@ -30,6 +30,11 @@ public protocol UserRepository: Sendable {
     func credentials(email: String) async throws -> UserCredentials?
     /// Reads, changes and stores one user in a single transaction; throws ``DomainError/notFound(_:)``.
     func update(id: String, _ change: @Sendable (inout User) throws -> Void) async throws -> User
+    /// Deletes the account `id` by the rules of ``AccountDeletion`` in one transaction: its row becomes an anonymous
+    /// tombstone, its sessions, alerts, notifications, favourites and blocks go, and its listings are deleted and
+    /// erased. Throws ``DomainError/notFound(_:)`` for an unknown or already deleted account. The images that nothing
+    /// shows any more are left to ``ImageRecordRepository/collectGarbage(uploadedBefore:by:)``.
+    func delete(id: String, at date: Date) async throws
 }
 
 extension UserRepository {

@@ -171,7 +171,9 @@ func buildRouter(_ environment: ServerEnvironment, hub: ChatHub, fanOut: AlertFa
     AccountsController(
         users: environment.users, sessions: environment.sessions, imageRecords: environment.imageRecords,
         hasher: PasswordHasher(cost: configuration.bcryptCost), tokenLifetime: configuration.tokenLifetime,
-        bannedWords: environment.bannedWords, termsVersion: configuration.termsVersion
+        bannedWords: environment.bannedWords, termsVersion: configuration.termsVersion,
+        eraser: AccountEraser(users: environment.users, matches: environment.matches, imageRecords: environment.imageRecords,
+                              hub: hub, fanOut: fanOut)
     ).addRoutes(to: api)
     ClassesController(classes: environment.classes, users: environment.users, fanOut: fanOut, bannedWords: environment.bannedWords)
         .addRoutes(to: api)
@@ -185,7 +187,7 @@ func buildRouter(_ environment: ServerEnvironment, hub: ChatHub, fanOut: AlertFa
     MatchesController(matches: environment.matches, classes: environment.classes, users: environment.users, hub: hub, fanOut: fanOut)
         .addRoutes(to: api)
     BlocksController(blocks: environment.blocks, hub: hub).addRoutes(to: api)
-    ModerationController(moderation: environment.moderation, queueGauge: ModerationQueueGauge(environment)).addRoutes(to: api)
+    ModerationController(moderation: environment.moderation, hub: hub, queueGauge: ModerationQueueGauge(environment)).addRoutes(to: api)
 
     routes.install(router.routes.map { (path: $0.path.description, method: $0.method) })
     return router

@@ -1,4 +1,5 @@
 import ClassTodayCore
+import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdWebSocket
@@ -59,4 +60,6 @@ public struct Caller: Sendable, Hashable {
     public let tokenHash: String
     /// Whether the caller holds the operator role (granted by `classtoday admin grant` only).
     public var isOperator = false
+    /// When the caller's session started (they signed in).
+    public var signedInAt = Date.distantPast
 }

@@ -44,4 +44,21 @@ struct ChatBusPayloadTests {
         #expect(PostgresChatBus.payloads(events, node: node).count == 1)
         #expect(PostgresChatBus.payloads([], node: node).isEmpty)
     }
+
+    @Test("every event but a message crosses the bus as itself: what one node writes, another reads back equal")
+    func roundTrip() throws {
+        let events: [ChatEvent] = [
+            .read(roomId: "r", userId: "u", seq: 3, recipients: ["u", "v"]),
+            .typing(roomId: "r", userId: "u", recipients: ["v"]),
+            .presence(userId: "u", online: true, recipients: ["v", "w"]),
+            .notification(userId: "u", json: #"{"kind":"alert"}"#),
+            .removed(roomId: "r", messageId: "m", seq: 7, recipients: ["u", "v"]),
+            .closed(userId: "u", reason: "account suspended"),
+        ]
+        for event in events {
+            let json = PostgresChatBus.WireEvent(event).json
+            let decoded = try JSONDecoder().decode(PostgresChatBus.WireEvent.self, from: Data(json.utf8))
+            #expect(decoded.chatEvent == event, "\(json)")
+        }
+    }
 }

@@ -167,4 +167,21 @@ struct TwoNodeChatTests {
         psql.waitUntilExit()
         try #require(psql.terminationStatus == 0)
     }
+
+    @Test("an account deleted through node A has its sockets on node B closed, and its counterpart's sends there refused")
+    func deletionClosesSocketsEverywhere() async throws {
+        try await Self.withTwoNodes { a, b, _ in
+            let seller = try await a.signup(nickname: "선생님")
+            let buyer = try await b.signup(nickname: "학생")
+            let (_, roomId) = try await a.openRoom(seller: seller.token, buyer: buyer.token)
+            let buyerOnB = try await TestSocket.connect(port: try #require(b.port), token: buyer.token)
+            let sellerOnB = try await TestSocket.connect(port: try #require(b.port), token: seller.token)
+            _ = try await sellerOnB.next(type: "presence")
+            #expect(try await a.send(.delete, "/v1/me", json: ["password": "correct horse"], token: buyer.token).status == .noContent)
+            #expect(await buyerOnB.closedByServer())
+            sellerOnB.send(["type": "send", "roomId": roomId, "clientId": "after", "text": "계세요?"])
+            #expect(try await sellerOnB.next(type: "error")["code"] as? String == "forbidden")
+            await sellerOnB.close()
+        }
+    }
 }

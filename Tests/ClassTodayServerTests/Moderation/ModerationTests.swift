@@ -200,4 +200,36 @@ struct ModerationTests {
             await #expect(throws: DomainError.notFound("user")) { try await environment.setOperator(email: "nobody@example.com", true) }
         }
     }
+
+    @Test("live sockets: a removed message reaches both members as a removed frame; a suspension closes the user's sockets")
+    func liveSockets() async throws {
+        try await TestServer.withEnvironment(.live) { environment, client in
+            let ops = try await Self.operatorToken(environment, client)
+            let seller = try await client.signup(nickname: "선생님")
+            let buyer = try await client.signup(nickname: "학생")
+            let (_, roomId) = try await client.openRoom(seller: seller.token, buyer: buyer.token)
+            let port = try #require(client.port)
+            let buyerSocket = try await TestSocket.connect(port: port, token: buyer.token)
+            let sellerSocket = try await TestSocket.connect(port: port, token: seller.token)
+            buyerSocket.send(["type": "send", "roomId": roomId, "clientId": "bad", "text": "계좌로 먼저 입금해 주세요"])
+            let messageId = try #require(try await buyerSocket.next(type: "ack")["messageId"] as? String)
+            _ = try await sellerSocket.next(type: "message")
+
+            let removal = try await client.send(.post, "/v1/admin/messages/\(messageId)/remove", json: Self.body("외부 결제 유도"), token: ops.token)
+            #expect(removal.status == .ok)
+            for socket in [buyerSocket, sellerSocket] {
+                let frame = try await socket.next(type: "removed")
+                #expect(frame["roomId"] as? String == roomId && frame["messageId"] as? String == messageId && frame["seq"] as? Int == 1)
+            }
+            // Removing it again changes nothing and tells nobody.
+            #expect(try await client.send(.post, "/v1/admin/messages/\(messageId)/remove", json: Self.body("다시"), token: ops.token).status == .ok)
+            #expect(await sellerSocket.drain().allSatisfy { $0["type"] as? String != "removed" })
+
+            let suspension = try await client.send(.post, "/v1/admin/users/\(buyer.id)/suspend", json: Self.body("사기 의심"), token: ops.token)
+            #expect(suspension.status == .ok)
+            #expect(await buyerSocket.closedByServer())
+            #expect(await !sellerSocket.closedByServer(within: .milliseconds(300)))
+            await sellerSocket.close()
+        }
+    }
 }

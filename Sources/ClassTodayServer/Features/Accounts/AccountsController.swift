@@ -15,6 +15,8 @@ struct AccountsController {
     let bannedWords: BannedWordsFile
     /// The version of the terms of service users accept now.
     let termsVersion: String
+    /// Deletes accounts.
+    let eraser: AccountEraser
 
     /// Adds `/auth/...`, `/me` and `/users/{id}`.
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
@@ -23,6 +25,7 @@ struct AccountsController {
         group.post("auth/logout", use: logout)
         group.get("me", use: me)
         group.patch("me", use: updateMe)
+        group.delete("me", use: deleteMe)
         group.put("me/location", use: updateLocation)
         group.get("users/{id}", use: publicProfile)
     }
@@ -114,6 +117,23 @@ struct AccountsController {
             }
         }
         return response(user)
+    }
+
+    /// Deletes the caller's account once they proved again who they are (``AccountDeletion/checkReauthentication(passwordMatches:hasPassword:sessionStart:now:)``).
+    @Sendable func deleteMe(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let caller = try context.requireCaller()
+        let body = try await request.decode(as: AccountDeletionRequest.self, context: context)
+        guard let user = try await users.user(id: caller.userId) else { throw DomainError.unauthorized("the account no longer exists") }
+        let passwordHash = try await users.credentials(email: user.email)?.passwordHash ?? ""
+        let matches: Bool? = if let password = body.password, !passwordHash.isEmpty {
+            try await hasher.verify(password, against: passwordHash)
+        } else {
+            nil
+        }
+        try AccountDeletion.checkReauthentication(passwordMatches: matches, hasPassword: !passwordHash.isEmpty,
+                                                  sessionStart: caller.signedInAt, now: Date())
+        try await eraser.erase(userId: caller.userId, logger: context.logger)
+        return Response(status: .noContent)
     }
 
     @Sendable func updateLocation(_ request: Request, context: AppRequestContext) async throws -> UserResponse {

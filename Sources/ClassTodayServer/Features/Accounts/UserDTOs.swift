@@ -71,6 +71,11 @@ struct SignupRequest: Decodable {
     let termsVersion: String?
 }
 
+/// The body of `DELETE /v1/me`: the password again, for an account that has one.
+struct AccountDeletionRequest: Decodable {
+    let password: String?
+}
+
 /// The body of `POST /v1/auth/login`.
 struct LoginRequest: Decodable {
     let email: String?

@@ -14,14 +14,18 @@ public enum ChatEvent: Sendable, Hashable {
     case presence(userId: String, online: Bool, recipients: [String])
     /// A notification for `userId` (JSON of the notification object).
     case notification(userId: String, json: String)
+    /// An operator removed the message `messageId` (`seq` in `roomId`): it now reads as removed.
+    case removed(roomId: String, messageId: String, seq: Int, recipients: [String])
+    /// `userId`'s connections must close: the account was suspended or deleted (`reason` says which).
+    case closed(userId: String, reason: String)
 
     /// The users whose connections receive the event.
     public var recipients: [String] {
         switch self {
         case .message(_, let recipients), .read(_, _, _, let recipients), .typing(_, _, let recipients),
-             .presence(_, _, let recipients):
+             .presence(_, _, let recipients), .removed(_, _, _, let recipients):
             recipients
-        case .notification(let userId, _):
+        case .notification(let userId, _), .closed(let userId, _):
             [userId]
         }
     }

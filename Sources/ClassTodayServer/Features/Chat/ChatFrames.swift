@@ -113,6 +113,16 @@ enum ServerFrame {
         return frame.finish()
     }
 
+    /// `{"type": "removed", "roomId", "messageId", "seq"}`: an operator removed the message, which now reads as removed.
+    static func removed(roomId: String, messageId: String, seq: Int) -> String {
+        var frame = JSONObjectWriter()
+        frame.add("type", "removed")
+        frame.add("roomId", roomId)
+        frame.add("messageId", messageId)
+        frame.add("seq", seq)
+        return frame.finish()
+    }
+
     /// `{"type": "pong"}`.
     static let pong = #"{"type":"pong"}"#
 

@@ -81,6 +81,17 @@ public final class ChatHub: Service, Sendable {
         await bus.publish(.notification(userId: userId, json: json))
     }
 
+    /// Tells both members of a room that an operator removed one of its messages.
+    public func removed(_ removal: RemovedMessage) async {
+        await bus.publish(.removed(roomId: removal.roomId, messageId: removal.messageId, seq: removal.seq, recipients: removal.memberIds))
+    }
+
+    /// Closes every connection of `userId` on every node (its account was suspended or deleted), with `reason` in
+    /// the close frame.
+    public func close(userId: String, reason: String) async {
+        await bus.publish(.closed(userId: userId, reason: reason))
+    }
+
     // MARK: Connections
 
     /// Adds a connection and returns the user's rooms as they stand now, read after the connection started to

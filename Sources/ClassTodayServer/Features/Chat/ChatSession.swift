@@ -236,6 +236,12 @@ final class ChatSession: Sendable {
                 try await outbound.write(.text(ServerFrame.presence(userId: userId, online: online)))
             case .chat(.notification(_, let json)):
                 try await outbound.write(.text(ServerFrame.notification(json: json)))
+            case .chat(.removed(let roomId, let messageId, let seq, _)):
+                try await outbound.write(.text(ServerFrame.removed(roomId: roomId, messageId: messageId, seq: seq)))
+            case .chat(.closed(_, let reason)):
+                logger.info("closing a chat connection", metadata: ["user_id": "\(userId)", "reason": "\(reason)"])
+                try? await outbound.close(.policyViolation, reason: reason)
+                return
             case .ack(let message):
                 try await outbound.write(.text(ServerFrame.ack(message)))
             case .sync(let room, let afterSeq):

@@ -33,18 +33,24 @@ struct MatchesController {
         terms.check(into: &validator)
         try validator.throwIfInvalid()
         let step = try await matches.propose(roomId: try context.parameters.require("id"), by: caller.userId, terms: terms, at: Date())
-        await hub.announce(step)
+        await Self.publish(step, hub: hub, fanOut: fanOut)
         return EditedResponse(status: .created, response: MatchResponse(match: step.match))
     }
 
     private func apply(_ action: MatchAction, _ request: Request, _ context: AppRequestContext) async throws -> MatchResponse {
         let caller = try context.requireCaller()
         let step = try await matches.apply(action, matchId: try context.parameters.require("id"), by: caller.userId, at: Date())
+        await Self.publish(step, hub: hub, fanOut: fanOut)
+        return MatchResponse(match: step.match)
+    }
+
+    /// Announces a stored step in its room and to both members; a step that reopened its class wakes the alert
+    /// fan-out (the step queued the class in its transaction).
+    static func publish(_ step: MatchStep, hub: ChatHub, fanOut: AlertFanOut) async {
         await hub.announce(step)
         if step.reopenedClass {
-            fanOut.classQueued() // the step queued the reopened class in its transaction
+            fanOut.classQueued()
         }
-        return MatchResponse(match: step.match)
     }
 
     @Sendable func myMatches(_ request: Request, context: AppRequestContext) async throws -> PageResponse<MatchResponse> {

@@ -9,6 +9,8 @@ import Logging
 /// not operators.
 struct ModerationController {
     let moderation: any ModerationRepository
+    /// Tells connected members of a removed message's room, and closes a suspended user's connections.
+    let hub: ChatHub
     /// The oldest open report's age, refreshed after every change to the queue.
     let queueGauge: ModerationQueueGauge
 
@@ -75,13 +77,15 @@ struct ModerationController {
             validator.checkLength(body.reportId, "reportId", ReportRules.targetIdLength)
             try validator.throwIfInvalid()
             guard let reason = body.reason else { throw DomainError.badRequest("reason is required") }
-            let entry = try await moderation.act(
+            let outcome = try await moderation.act(
                 ModerationAction(kind: kind, targetId: try context.parameters.require("id"), operatorId: caller.userId,
                                  reason: reason.trimmingWhitespace(), reportId: body.reportId, until: body.until),
                 at: now)
-            context.logger.info("moderation action", metadata: ["action": "\(kind.rawValue)", "target_id": "\(entry.targetId)"])
+            context.logger.info("moderation action", metadata: ["action": "\(kind.rawValue)", "target_id": "\(outcome.entry.targetId)"])
+            if let removed = outcome.removedMessage { await hub.removed(removed) }
+            if kind == .suspendUser { await hub.close(userId: outcome.entry.targetId, reason: "account suspended") }
             await queueGauge.refreshLogged(context.logger)
-            return AuditEntryResponse(entry)
+            return AuditEntryResponse(outcome.entry)
         }
     }
 

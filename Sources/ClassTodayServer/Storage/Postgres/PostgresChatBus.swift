@@ -272,9 +272,11 @@ public final class PostgresChatBus: ChatBus, Service {
         case typing(roomId: String, userId: String, recipients: [String])
         case presence(userId: String, online: Bool, recipients: [String])
         case notification(userId: String, json: String)
+        case removed(roomId: String, messageId: String, seq: Int, recipients: [String])
+        case closed(userId: String, reason: String)
 
         private enum CodingKeys: String, CodingKey {
-            case type, message, roomId, userId, seq, online, json, recipients
+            case type, message, messageId, roomId, userId, seq, online, json, reason, recipients
         }
 
         /// The event's JSON text.
@@ -305,18 +307,27 @@ public final class PostgresChatBus: ChatBus, Service {
                 object.add("type", "notification")
                 object.add("userId", userId)
                 object.add("json", json)
+            case .removed(let roomId, let messageId, let seq, _):
+                object.add("type", "removed")
+                object.add("roomId", roomId)
+                object.add("messageId", messageId)
+                object.add("seq", seq)
+            case .closed(let userId, let reason):
+                object.add("type", "closed")
+                object.add("userId", userId)
+                object.add("reason", reason)
             }
             if let recipients { object.add("recipients", recipients) }
             return object.finish()
         }
 
-        /// Who receives the event; a notification's recipient is its user.
+        /// Who receives the event; a notification's or a closing's recipient is its user.
         private var recipients: [String]? {
             switch self {
             case .message(_, let recipients), .messageReference(_, _, let recipients), .read(_, _, _, let recipients),
-                 .typing(_, _, let recipients), .presence(_, _, let recipients):
+                 .typing(_, _, let recipients), .presence(_, _, let recipients), .removed(_, _, _, let recipients):
                 recipients
-            case .notification:
+            case .notification, .closed:
                 nil
             }
         }
@@ -342,6 +353,11 @@ public final class PostgresChatBus: ChatBus, Service {
                                  recipients: try object.decode([String].self, forKey: .recipients))
             case "notification":
                 self = .notification(userId: try object.decode(String.self, forKey: .userId), json: try object.decode(String.self, forKey: .json))
+            case "removed":
+                self = .removed(roomId: try object.decode(String.self, forKey: .roomId), messageId: try object.decode(String.self, forKey: .messageId),
+                                seq: try object.decode(Int.self, forKey: .seq), recipients: try object.decode([String].self, forKey: .recipients))
+            case "closed":
+                self = .closed(userId: try object.decode(String.self, forKey: .userId), reason: try object.decode(String.self, forKey: .reason))
             default:
                 throw DecodingError.dataCorruptedError(forKey: .type, in: object, debugDescription: "unknown chat event type")
             }
@@ -354,6 +370,9 @@ public final class PostgresChatBus: ChatBus, Service {
             case .typing(let roomId, let userId, let recipients): self = .typing(roomId: roomId, userId: userId, recipients: recipients)
             case .presence(let userId, let online, let recipients): self = .presence(userId: userId, online: online, recipients: recipients)
             case .notification(let userId, let json): self = .notification(userId: userId, json: json)
+            case .removed(let roomId, let messageId, let seq, let recipients):
+                self = .removed(roomId: roomId, messageId: messageId, seq: seq, recipients: recipients)
+            case .closed(let userId, let reason): self = .closed(userId: userId, reason: reason)
             }
         }
 
@@ -366,6 +385,9 @@ public final class PostgresChatBus: ChatBus, Service {
             case .typing(let roomId, let userId, let recipients): .typing(roomId: roomId, userId: userId, recipients: recipients)
             case .presence(let userId, let online, let recipients): .presence(userId: userId, online: online, recipients: recipients)
             case .notification(let userId, let json): .notification(userId: userId, json: json)
+            case .removed(let roomId, let messageId, let seq, let recipients):
+                .removed(roomId: roomId, messageId: messageId, seq: seq, recipients: recipients)
+            case .closed(let userId, let reason): .closed(userId: userId, reason: reason)
             }
         }
     }

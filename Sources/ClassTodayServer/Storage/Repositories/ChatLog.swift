@@ -37,20 +37,26 @@ enum ChatLog {
         _ batch: [OutgoingMessage], rooms: [String: ChatRoom], at date: Date, _ db: any SQLExecutor
     ) async throws -> [Result<AppendResult, DomainError>] {
         let existing = try await messages(withClientKeys: MessageBatch.clientKeys(of: batch), db)
-        let blocked = try await blockedRooms(rooms, for: batch, db)
-        return try await write(MessageBatch(batch, rooms: rooms, blockedRooms: blocked, existing: existing, at: date), db)
+        let closed = try await closedRooms(rooms, for: batch, db)
+        return try await write(MessageBatch(batch, rooms: rooms, closedRooms: closed, existing: existing, at: date), db)
     }
 
-    /// The rooms among `rooms` whose two members blocked one another (either way), where `batch`'s members'
-    /// messages are refused; none are read for a batch of system messages only.
-    static func blockedRooms(_ rooms: [String: ChatRoom], for batch: [OutgoingMessage], _ db: any SQLExecutor) async throws -> Set<String> {
-        guard !rooms.isEmpty, batch.contains(where: { $0.kind != .system }) else { return [] }
+    /// The rooms among `rooms` that take no members' messages, with the reason: their two members blocked one
+    /// another (either way), or one of them deleted their account. None are read for a batch of system messages only.
+    static func closedRooms(_ rooms: [String: ChatRoom], for batch: [OutgoingMessage], _ db: any SQLExecutor) async throws -> [String: DomainError] {
+        guard !rooms.isEmpty, batch.contains(where: { $0.kind != .system }) else { return [:] }
         let sorted = rooms.keys.sorted()
+        let deleted: SQLStatement = "EXISTS (SELECT 1 FROM users u WHERE u.id IN (r.seller_id, r.buyer_id) AND u.deleted_at IS NOT NULL)"
         var statement: SQLStatement = """
-            SELECT r.id FROM chat_rooms r WHERE r.id IN \(tuple(sorted.map(\.sqlValue))) AND \(BlockSQL.between("r.seller_id", "r.buyer_id"))
+            SELECT r.id, CASE WHEN \(deleted) THEN 1 ELSE 0 END AS deleted FROM chat_rooms r
+            WHERE r.id IN \(tuple(sorted.map(\.sqlValue))) AND (\(BlockSQL.between("r.seller_id", "r.buyer_id")) OR \(deleted))
             """
         statement.isCached = sorted.count <= cachedRowCount
-        return Set(try await db.rows(statement).map { try $0["id"] as String })
+        var closed: [String: DomainError] = [:]
+        for row in try await db.rows(statement) {
+            closed[try row["id"]] = try row["deleted"] as Int == 1 ? AccountDeletion.counterpartDeleted : BlockRules.blocked
+        }
+        return closed
     }
 
     /// Inserts the planned messages and updates their rooms; returns the plan's results. Throws ``ClientIdTaken``

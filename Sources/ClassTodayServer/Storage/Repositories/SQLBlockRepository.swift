@@ -14,7 +14,9 @@ public struct SQLBlockRepository: BlockRepository {
         guard Identifier.isWellFormed(blockedId) else { throw DomainError.notFound("user") }
         try BlockRules.checkBlock(blockedId, by: blockerId)
         return try await database.transaction { db in
-            guard try await db.row("SELECT id FROM users WHERE id = \(blockedId)") != nil else { throw DomainError.notFound("user") }
+            guard try await db.row("SELECT id FROM users WHERE id = \(blockedId) AND deleted_at IS NULL") != nil else {
+                throw DomainError.notFound("user")
+            }
             try await db.execute("""
                 INSERT INTO blocks (blocker_id, blocked_id, created_at) VALUES (\(blockerId), \(blockedId), \(date.millisecondsSince1970))
                 ON CONFLICT DO NOTHING
@@ -77,9 +79,13 @@ enum BlockSQL {
         """
     }
 
-    /// Throws ``BlockRules/blocked`` when either of the two users blocked the other.
+    /// Throws ``BlockRules/blocked`` when either of the two users blocked the other, and
+    /// ``AccountDeletion/counterpartDeleted`` when either deleted their account.
     static func check(_ userId: String, _ otherId: String, _ db: any SQLExecutor) async throws {
         if try await db.row("SELECT 1 AS blocked WHERE \(between("\(userId)", "\(otherId)"))") != nil { throw BlockRules.blocked }
+        if try await db.row("SELECT 1 AS deleted FROM users WHERE id IN (\(userId), \(otherId)) AND deleted_at IS NOT NULL") != nil {
+            throw AccountDeletion.counterpartDeleted
+        }
     }
 
     /// The users `userId` blocked or was blocked by (one indexed read each way).

@@ -96,8 +96,8 @@ public struct SQLChatRepository: ChatRepository {
         do {
             return try await database.transaction { db in
                 let rooms = try await ChatLog.lockRooms(batch.map(\.roomId), db)
-                let blocked = try await ChatLog.blockedRooms(rooms, for: batch, db)
-                return try await ChatLog.write(MessageBatch(batch, rooms: rooms, blockedRooms: blocked, existing: [], at: date), db)
+                let closed = try await ChatLog.closedRooms(rooms, for: batch, db)
+                return try await ChatLog.write(MessageBatch(batch, rooms: rooms, closedRooms: closed, existing: [], at: date), db)
             }
         } catch is ChatLog.ClientIdTaken {
             return try await database.transaction { db in

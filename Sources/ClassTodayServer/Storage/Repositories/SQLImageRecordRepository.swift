@@ -45,12 +45,13 @@ public struct SQLImageRecordRepository: ImageRecordRepository {
         }
     }
 
-    public func collectGarbage(uploadedBefore cutoff: Date) async throws -> (records: Int, files: Int) {
+    public func collectGarbage(uploadedBefore cutoff: Date, by uploaderId: String?) async throws -> (records: Int, files: Int) {
+        let byUploader: SQLStatement = uploaderId.map { "AND uploader_id = \($0)" } ?? ""
         let (records, files) = try await database.transaction { db -> (Int, Int) in
             // Lock the candidates first (waiting for anyone attaching one to a class), then check the references
             // again in a new statement, which sees what those attached.
             let candidates: [String] = try await db.rows("""
-                SELECT id FROM images WHERE created_at < \(cutoff.millisecondsSince1970) AND \(raw: Self.unreferenced)
+                SELECT id FROM images WHERE created_at < \(cutoff.millisecondsSince1970) AND \(raw: Self.unreferenced) \(byUploader)
                 ORDER BY id \(raw: db.dialect.lockForUpdate)
                 """).map { try $0["id"] }
             guard !candidates.isEmpty else { return (0, 0) }

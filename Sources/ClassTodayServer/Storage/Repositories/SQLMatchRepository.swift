@@ -80,6 +80,14 @@ public struct SQLMatchRepository: MatchRepository {
         return try await SQLPage.newestFirst(database, from: source, page: page, ordering: "matches", decode: Match.init(row:))
     }
 
+    public func openMatches(of userId: String) async throws -> [Match] {
+        try await database.rows("""
+            SELECT * FROM matches WHERE (seller_id = \(userId) OR buyer_id = \(userId))
+                AND status IN (\(MatchStatus.proposed.rawValue), \(MatchStatus.accepted.rawValue))
+            ORDER BY id
+            """).map(Match.init(row:))
+    }
+
     public func review(matchId: String, by userId: String, grade: Double, description: String, at date: Date) async throws -> Review {
         try await database.transaction { db in
             guard let row = try await db.row("SELECT * FROM matches WHERE id = \(matchId)") else { throw DomainError.notFound("match") }

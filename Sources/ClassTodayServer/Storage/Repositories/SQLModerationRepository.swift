@@ -136,10 +136,11 @@ public struct SQLModerationRepository: ModerationRepository {
         return ReportCase(report: report, classView: classView, targetUser: targetUser, messages: messages)
     }
 
-    public func act(_ action: ModerationAction, at date: Date) async throws -> AuditEntry {
+    public func act(_ action: ModerationAction, at date: Date) async throws -> ModerationOutcome {
         try await database.transaction { db in
             let now = date.millisecondsSince1970
             var targets = [(type: action.kind.targetType, id: action.targetId)]
+            var removedMessage: RemovedMessage?
             let changed: Int
             switch action.kind {
             case .dismiss:
@@ -159,10 +160,16 @@ public struct SQLModerationRepository: ModerationRepository {
                     try Self.require(try await db.row("SELECT 1 AS found FROM classes WHERE id = \(action.targetId) AND deleted_at IS NULL") != nil, "class")
                 }
             case .removeMessage:
-                changed = try await db.execute("""
+                let removed = try await db.rows("""
                     UPDATE chat_messages SET text = \(ModerationRules.removedMessageText), image_id = NULL, removed_at = \(now)
                     WHERE id = \(action.targetId) AND removed_at IS NULL
+                    RETURNING room_id, seq
                     """)
+                changed = removed.count
+                if let row = removed.first, let room = try await db.row("SELECT seller_id, buyer_id FROM chat_rooms WHERE id = \(try row["room_id"] as String)") {
+                    removedMessage = RemovedMessage(roomId: try row["room_id"], messageId: action.targetId, seq: try row["seq"],
+                                                    memberIds: [try room["seller_id"], try room["buyer_id"]])
+                }
                 if changed == 0 {
                     try Self.require(try await db.row("SELECT 1 AS found FROM chat_messages WHERE id = \(action.targetId)") != nil, "message")
                 }
@@ -200,7 +207,7 @@ public struct SQLModerationRepository: ModerationRepository {
                         """)
                 }
             }
-            return try await Self.record(action, resolved: resolved, at: date, db)
+            return ModerationOutcome(entry: try await Self.record(action, resolved: resolved, at: date, db), removedMessage: removedMessage)
         }
     }
 

@@ -20,12 +20,13 @@ public struct SQLSessionRepository: SessionRepository {
 
     public func owner(tokenHash: String, now: Date) async throws -> SessionOwner? {
         try await database.row("""
-            SELECT s.user_id, u.is_operator, u.suspended_at, u.suspended_until
+            SELECT s.user_id, s.created_at, u.is_operator, u.suspended_at, u.suspended_until
             FROM sessions s JOIN users u ON u.id = s.user_id
             WHERE s.token_hash = \(tokenHash) AND s.expires_at > \(now.millisecondsSince1970)
             """).map { row in
             SessionOwner(userId: try row["user_id"], isOperator: try row["is_operator"],
-                         suspension: Suspension.active(since: try row.optionalDate("suspended_at"), until: try row.optionalDate("suspended_until"), at: now))
+                         suspension: Suspension.active(since: try row.optionalDate("suspended_at"), until: try row.optionalDate("suspended_until"), at: now),
+                         signedInAt: try row.date("created_at"))
         }
     }
 

@@ -36,7 +36,7 @@ public struct SQLUserRepository: UserRepository {
     }
 
     public func user(id: String) async throws -> User? {
-        try await database.row("SELECT * FROM users WHERE id = \(id)").map(User.init(row:))
+        try await database.row("SELECT * FROM users WHERE id = \(id) AND deleted_at IS NULL").map(User.init(row:))
     }
 
     public func credentials(email: String) async throws -> UserCredentials? {
@@ -61,6 +61,54 @@ public struct SQLUserRepository: UserRepository {
                 """)
             return user
         }
+    }
+
+    public func delete(id: String, at date: Date) async throws {
+        try await database.transaction { db in
+            guard try await db.row("SELECT id FROM users WHERE id = \(id) AND deleted_at IS NULL \(raw: db.dialect.lockForUpdate)") != nil else {
+                throw DomainError.notFound("user")
+            }
+            let now = date.millisecondsSince1970
+            try await Self.deleteListings(writtenBy: id, at: now, db)
+            // Favourites the user saved on other listings: their counts go down with them.
+            try await db.execute("""
+                UPDATE classes SET favorite_count = favorite_count - 1
+                WHERE id IN (SELECT class_id FROM favorites WHERE user_id = \(id))
+                """)
+            for table in ["favorites", "sessions", "notifications", "alert_index", "alerts"] {
+                try await db.execute("DELETE FROM \(raw: table) WHERE user_id = \(id)")
+            }
+            try await db.execute("DELETE FROM blocks WHERE blocker_id = \(id) OR blocked_id = \(id)")
+            try await db.execute("""
+                UPDATE users SET email = '', email_normalized = \("deleted:" + id), password_hash = '',
+                    nickname = \(AccountDeletion.deletedNickname), description = '', company = '', subjects = '[]',
+                    profile_image_id = NULL, lat = NULL, lon = NULL, keyword_location = NULL, detail_location = NULL,
+                    terms_version = NULL, terms_accepted_at = NULL, last_warning_reason = NULL,
+                    is_operator = \(raw: db.dialect.falseLiteral), deleted_at = \(now), updated_at = \(now)
+                WHERE id = \(id)
+                """)
+        }
+    }
+
+    /// Deletes the listings `writerId` wrote, as the writer's own deletion does, and erases from all of them, deleted
+    /// earlier too, what locates the writer (description, place, location, district). Their rows stay, with their
+    /// names, so that rooms and matches keep their class summaries.
+    private static func deleteListings(writtenBy writerId: String, at now: Int64, _ db: any SQLExecutor) async throws {
+        let live: [String] = try await db.rows("""
+            SELECT id FROM classes WHERE writer_id = \(writerId) AND deleted_at IS NULL ORDER BY id \(raw: db.dialect.lockForNoKeyUpdate)
+            """).map { try $0["id"] }
+        for classId in live {
+            try await db.dialect.classIndex.remove(classId: classId, db)
+        }
+        let written: SQLStatement = "SELECT id FROM classes WHERE writer_id = \(writerId)"
+        for table in ["favorites", "class_images", "alert_outbox"] {
+            try await db.execute("DELETE FROM \(raw: table) WHERE class_id IN (\(written))")
+        }
+        try await db.execute("""
+            UPDATE classes SET description = '', place = NULL, lat = NULL, lon = NULL, geohash = NULL, keyword_location = NULL,
+                status = 'closed', favorite_count = 0, deleted_at = COALESCE(deleted_at, \(now)), updated_at = \(now)
+            WHERE writer_id = \(writerId)
+            """)
     }
 }
 

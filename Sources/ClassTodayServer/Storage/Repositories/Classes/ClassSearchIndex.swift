@@ -18,6 +18,16 @@ protocol ClassSearchIndex: Sendable {
     func rangeHint(sort: ClassSearch.Sort, keyword: SearchQuery?) -> String
 }
 
+extension SQLDialect {
+    /// The keyword index of this dialect's backend.
+    var classIndex: any ClassSearchIndex {
+        switch backend {
+        case .sqlite: FTS5ClassIndex()
+        case .postgres: TSVectorClassIndex()
+        }
+    }
+}
+
 /// The parts of a search statement that select a keyword's listings.
 struct KeywordClause {
     /// Joined to `classes c` (SQLite's FTS5 table, when it ranks), or empty.

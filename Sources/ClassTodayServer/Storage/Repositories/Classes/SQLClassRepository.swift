@@ -10,15 +10,7 @@ public struct SQLClassRepository: ClassRepository {
     /// Creates the repository over a database.
     public init(database: any SQLDatabase) {
         self.database = database
-        self.index = Self.index(for: database.dialect)
-    }
-
-    /// The keyword index of `dialect`'s backend.
-    static func index(for dialect: SQLDialect) -> any ClassSearchIndex {
-        switch dialect.backend {
-        case .sqlite: FTS5ClassIndex()
-        case .postgres: TSVectorClassIndex()
-        }
+        self.index = database.dialect.classIndex
     }
 
     public func create(_ listing: ClassListing) async throws -> ClassView {
@@ -45,7 +37,7 @@ public struct SQLClassRepository: ClassRepository {
                 \(listing.status.rawValue), \(listing.writerId), 0, \(listing.createdAt.millisecondsSince1970),
                 \(listing.updatedAt.millisecondsSince1970))
             """)
-        try await index(for: db.dialect).index(listing, db)
+        try await db.dialect.classIndex.index(listing, db)
     }
 
     public func view(id: String, viewerId: String?) async throws -> ClassView? {

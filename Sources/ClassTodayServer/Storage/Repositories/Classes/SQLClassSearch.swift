@@ -33,7 +33,7 @@ package struct SQLClassSearch {
     }
 
     /// The backend's keyword index.
-    private var index: any ClassSearchIndex { SQLClassRepository.index(for: dialect) }
+    private var index: any ClassSearchIndex { dialect.classIndex }
 
     /// The fewest candidates read per statement when keyword candidates are confirmed in Swift.
     private static let verificationBatch = 64
