@@ -24,7 +24,8 @@ public struct SearchBenchmark: Sendable {
         public var limit = 20
         /// The dataset's random seed.
         public var seed: UInt64 = 2026
-        /// The query kinds to run: circles (one row per radius) and keywords (alone and with a circle).
+        /// The query kinds to run: circles (one row per radius), keywords (alone and with a circle), and blocks (circles
+        /// by a viewer who blocked many writers; not run unless asked for).
         public var kinds: Set<Kind> = [.circle, .keyword]
 
         /// The defaults: a million listings, 300 queries per kind.
@@ -89,6 +90,8 @@ public struct SearchBenchmark: Sendable {
         case circle
         /// A 2-syllable keyword by relevance, and with a 5 km circle nearest first.
         case keyword
+        /// Circles searched anonymously, by a viewer, and by a viewer who blocked many writers.
+        case blocks
     }
 
     /// Runs the chosen query kinds and returns the report's lines.
@@ -107,7 +110,11 @@ public struct SearchBenchmark: Sendable {
             rows.append(try await keywordRow(keywords: keywords, centers: centers))
         }
         let count = try await store.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM classes") ?? 0 }
-        return report(rows, classes: count)
+        var lines = rows.isEmpty ? [] : report(rows, classes: count)
+        if options.kinds.contains(.blocks) {
+            lines += try await blockRows(centers: centers)
+        }
+        return lines
     }
 
     private func search(_ search: ClassSearch) -> SQLClassSearch {

@@ -30,13 +30,13 @@ struct BenchCommand: AsyncParsableCommand {
         @Option(help: "Full-scan runs per kind.")
         var fullScanQueries = 15
 
-        @Option(help: "Query kinds to run, comma-separated: circle, keyword.", transform: { text in
+        @Option(help: "Query kinds to run, comma-separated: circle, keyword, blocks (circles by a viewer who blocked 100 writers).", transform: { text in
             try text.split(separator: ",").map { name in
                 guard let kind = SearchBenchmark.Kind(rawValue: String(name)) else { throw ValidationError("unknown kind \(name)") }
                 return kind
             }
         })
-        var kinds: [SearchBenchmark.Kind] = SearchBenchmark.Kind.allCases
+        var kinds: [SearchBenchmark.Kind] = [.circle, .keyword]
 
         @OptionGroup var options: ServerOptions
 
