@@ -44,12 +44,13 @@ package struct SQLClassSearch {
     /// Runs the search on `db` (one snapshot: inside ``SQLDatabase/read(_:)``).
     package func run(_ db: any SQLExecutor) async throws -> Page<ClassView> {
         var scoped = self
-        if let viewerId { scoped.blockedWriters = try await BlockSQL.counterparts(of: viewerId, db) }
+        if let viewerId { scoped.blockedWriters = Set(try await BlockSQL.counterparts(of: viewerId, db)) }
         return try await scoped.runScoped(db)
     }
 
-    /// The writers whose listings the viewer must not see (blocked either way), read once per search.
-    private var blockedWriters: [String] = []
+    /// The writers whose listings the viewer must not see (blocked either way), read once per search and left out
+    /// in Swift: the key statements then select `writer_id`, and stay the same statements whoever the viewer blocked.
+    private var blockedWriters: Set<String> = []
 
     private func runScoped(_ db: any SQLExecutor) async throws -> Page<ClassView> {
         let keys: [Key]
@@ -72,9 +73,11 @@ package struct SQLClassSearch {
         let value: PageCursorValue
         let distance: Double?
         let text: String?
+        let writerId: String?
 
         init(row: SQLRow, sort: ClassSearch.Sort) throws {
             id = try row["id"]
+            writerId = row.contains("writer_id") ? try row["writer_id"] : nil
             distance = row.contains("distance") ? try row["distance"] : nil
             switch sort {
             case .distance: value = .double(distance ?? 0)
@@ -133,13 +136,17 @@ package struct SQLClassSearch {
         var keys: [Key] = []
         var position = startPosition
         while keys.count < limit {
-            let batch = confirmedHere == nil ? limit - keys.count : hits?.count ?? max(limit - keys.count, Self.verificationBatch)
+            // A cell's hits are read in one statement: all of them when some may be left out in Swift.
+            let filtersHere = confirmedHere != nil || !blockedWriters.isEmpty
+            let batch = filtersHere ? hits?.count ?? max(limit - keys.count, confirmedHere == nil ? 0 : Self.verificationBatch) : limit - keys.count
             guard var statement = statement(ranges: ranges, limit: batch, after: position, keyword: clause, hits: hits?.condition,
                                             withText: confirmedHere != nil)
             else { break }
             statement.isCached = cell != nil
             let fetched = try await db.rows(statement).map { try Key(row: $0, sort: search.sort) }
-            keys += confirmedHere.map { keyword in fetched.filter { keyword.matches($0.text ?? "") } } ?? fetched
+            keys += fetched.filter { key in
+                !(key.writerId.map(blockedWriters.contains) ?? false) && confirmedHere.map { $0.matches(key.text ?? "") } ?? true
+            }
             guard hits == nil, fetched.count == batch, let last = fetched.last else { break }
             position = Position(value: last.value, id: last.id)
         }
@@ -169,7 +176,7 @@ package struct SQLClassSearch {
         ranges: [GeohashRange]?, limit: Int, after position: Position?, keyword clause: KeywordClause?,
         hits: SQLStatement? = nil, withText: Bool = false
     ) -> SQLStatement? {
-        var columns: SQLStatement = "c.id, c.created_at"
+        var columns: SQLStatement = blockedWriters.isEmpty ? "c.id, c.created_at" : "c.id, c.created_at, c.writer_id"
         var conditions = filterConditions
         var outer: [SQLStatement] = []
         var join: SQLStatement = ""
@@ -227,8 +234,7 @@ package struct SQLClassSearch {
             """
     }
 
-    /// The conditions of the search's plain column filters (status, type, district, masks, price) and the blocked
-    /// writers.
+    /// The conditions of the search's plain column filters (status, type, district, masks, price).
     private var filterConditions: [SQLStatement] {
         var conditions: [SQLStatement] = [ClassModeration.visible(at: Date())]
         if let status = search.status { conditions.append("c.status = \(status.rawValue)") }
@@ -241,7 +247,6 @@ package struct SQLClassSearch {
         }
         if let minPrice = search.minPrice { conditions.append("c.price >= \(minPrice)") }
         if let maxPrice = search.maxPrice { conditions.append("c.price <= \(maxPrice)") }
-        if !blockedWriters.isEmpty { conditions.append("c.writer_id NOT IN \(dialect.list(blockedWriters))") }
         return conditions
     }
 
