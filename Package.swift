@@ -65,7 +65,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
-            resources: [.copy("Resources/openapi.json")],
+            resources: [.copy("Resources/openapi.json"), .copy("Resources/console")],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -166,6 +166,11 @@ func buildRouter(_ environment: ServerEnvironment, hub: ChatHub, fanOut: AlertFa
     router.add(middleware: TokenAuthenticator(sessions: environment.sessions))
 
     OperationsController(storage: environment.storage, registry: environment.metrics).addRoutes(to: router)
+    do {
+        ConsoleController(assets: try ConsoleAssets.bundled()).addRoutes(to: router)
+    } catch {
+        logger.error("the web console's files are missing from the resource bundle; /console is not served", metadata: ["error": "\(error)"])
+    }
 
     let api = router.group("v1")
     AccountsController(
