@@ -218,6 +218,17 @@ class ConsolePage:
         page.wait_for_selector(f"#who:text-is('{user['nickname']}')")
         page.wait_for_selector("#chat-state[data-state=live]", state="attached")
 
+    def search(self, keyword):
+        """Searches around the form's point with a keyword (empty: every class)."""
+        self.page.fill("#search input[name=q]", keyword)
+        self.page.click("#search button[type=submit]")
+
+    def open_class(self, keyword, name):
+        """Finds a class by keyword and opens its detail."""
+        self.search(keyword)
+        self.page.click(f"#results button:has-text('{name}')")
+        self.page.locator("#class-detail h2").filter(has_text=name).wait_for()
+
     def screenshot(self, name):
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         self.page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
@@ -228,13 +239,15 @@ class ConsolePage:
 
 @pytest.fixture
 def open_console(browser, server):
-    """Opens console pages in fresh browser contexts (separate session storage: separate users) and closes them after
-    the test, failing it if any page fired a dialog or logged an error."""
+    """Opens console pages in fresh browser contexts (separate session storage: separate users), signed in as `user`
+    when given, and closes them after the test, failing it if any page fired a dialog or logged an error."""
     pages = []
 
-    def opener():
+    def opener(user=None):
         console = ConsolePage(browser, server)
         pages.append(console)
+        if user:
+            console.sign_in(user)
         return console
 
     yield opener

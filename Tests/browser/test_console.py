@@ -44,9 +44,8 @@ def test_sign_in_shows_the_users_sections(open_console, world):
 
 
 def test_search_lists_the_nearest_first_and_opens_a_class(open_console, world, server):
-    console = open_console()
+    console = open_console(world["student"])
     page = console.page
-    console.sign_in(world["student"])
     page.select_option("#search select[name=radius]", "5000")
     page.click("#search button[type=submit]")
     page.wait_for_selector("#result-count:has-text('within 5.0 km')")
@@ -58,14 +57,12 @@ def test_search_lists_the_nearest_first_and_opens_a_class(open_console, world, s
     assert page.locator("#map .map-dot").count() == len(names), "one dot on the map per result"
     console.screenshot("02-explore")
 
-    page.fill("#search input[name=q]", "기타")
-    page.click("#search button[type=submit]")
+    console.search("기타")
     page.wait_for_function("() => document.querySelectorAll('#results .name').length === 1")
     assert result_names(page) == ["기타 왕초보 레슨"]
 
-    page.click("#results button:has-text('기타 왕초보 레슨')")
+    console.open_class("기타", "기타 왕초보 레슨")
     detail = page.locator("#class-detail")
-    detail.wait_for(state="visible")
     assert detail.locator("h2").text_content() == "기타 왕초보 레슨"
     assert "20,000 KRW per hour" in detail.text_content()
     assert "기타선생" in detail.text_content()
@@ -84,16 +81,12 @@ def test_search_lists_the_nearest_first_and_opens_a_class(open_console, world, s
 
 
 def test_a_chat_message_is_seen_live_in_a_second_browser_and_after_a_restart(open_console, world, server):
-    student = open_console()
-    student.sign_in(world["student"])
-    teacher = open_console()
-    teacher.sign_in(world["teacher"])
+    student = open_console(world["student"])
+    teacher = open_console(world["teacher"])
 
     # The student opens a room from the class's detail.
     page = student.page
-    page.fill("#search input[name=q]", "요가")
-    page.click("#search button[type=submit]")
-    page.click("#results button:has-text('아침 요가 소모임')")
+    student.open_class("요가", "아침 요가 소모임")
     page.click("#class-detail button:has-text('Chat with the writer')")
     page.wait_for_selector("#room-title:has-text('아침 요가 소모임')")
     assert page.locator("[data-tab=chat].active").count() == 1
@@ -143,19 +136,15 @@ def test_a_chat_message_is_seen_live_in_a_second_browser_and_after_a_restart(ope
 
 def test_a_reported_class_is_hidden_by_an_operator_with_the_audit_log_showing_it(open_console, world, server):
     target = world["classes"]["math"]
-    reporter = open_console()
-    reporter.sign_in(world["student"])
+    reporter = open_console(world["student"])
     page = reporter.page
-    page.fill("#search input[name=q]", "수학")
-    page.click("#search button[type=submit]")
-    page.click("#results button:has-text('중학 수학 과외')")
+    reporter.open_class("수학", "중학 수학 과외")
     page.select_option("#class-detail select[name=reason]", "fraud")
     page.fill("#class-detail input[name=detail]", "선입금만 요구합니다")
     page.click("#class-detail button:has-text('Report')")
     page.wait_for_selector("#class-detail .report:has-text('Reported.')")
 
-    operator = open_console()
-    operator.sign_in(world["operator"])
+    operator = open_console(world["operator"])
     desk = operator.page
     desk.click("[data-tab=moderate]")
     entry = desk.locator("#queue li", has_text="중학 수학 과외")
@@ -187,11 +176,9 @@ def test_a_reported_class_is_hidden_by_an_operator_with_the_audit_log_showing_it
 
 
 def test_a_class_named_like_markup_shows_as_text(open_console, world, server):
-    console = open_console()
+    console = open_console(world["student"])
     page = console.page
-    console.sign_in(world["student"])
-    page.fill("#search input[name=q]", "")
-    page.click("#search button[type=submit]")
+    console.search("")
     entry = page.locator("#results li", has_text=XSS_NAME)
     entry.wait_for()
     assert entry.locator(".name").text_content() == XSS_NAME

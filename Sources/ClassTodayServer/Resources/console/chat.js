@@ -197,7 +197,7 @@ export class Chat {
       this.typingLine.textContent = "";
       this.markRead();
     }
-    return undefined;
+    return this.renderRooms();
   }
 
   acknowledge(frame) {
