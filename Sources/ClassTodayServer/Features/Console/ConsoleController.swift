@@ -21,10 +21,12 @@ struct ConsoleController {
         router.get("console/{file}", use: file)
     }
 
+    /// `GET /console`: the page.
     @Sendable func page(_ request: Request, context: AppRequestContext) async throws -> Response {
         try response(for: ConsoleAssets.pageName)
     }
 
+    /// `GET /console/{file}`: a style sheet, module or icon by its name; any other name is a 404 problem.
     @Sendable func file(_ request: Request, context: AppRequestContext) async throws -> Response {
         try response(for: try context.parameters.require("file"))
     }
