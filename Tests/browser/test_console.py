@@ -191,3 +191,37 @@ def test_a_class_named_like_markup_shows_as_text(open_console, world, server):
     page.wait_for_timeout(500)
     assert console.dialogs == [], "no alert fired"
     console.screenshot("08-xss-as-text")
+
+
+def test_a_reported_message_is_removed_by_an_operator_and_changes_live_in_the_room(open_console, world, server):
+    student, teacher = world["student"], world["teacher"]
+    room = server.api("POST", "/v1/chat/rooms", {"classId": world["classes"]["guitar"]["id"]}, token=student["token"])
+    server.api("POST", f"/v1/chat/rooms/{room['id']}/messages", {"clientId": "pay-first", "text": "계좌로 먼저 입금해 주세요"},
+               token=teacher["token"])
+
+    reporter = open_console(student)
+    page = reporter.page
+    page.click("[data-tab=chat]")
+    page.click(f"#rooms button[data-room-id='{room['id']}']")
+    message = page.locator("#messages .message.theirs", has_text="계좌로 먼저 입금해 주세요")
+    message.locator("button.report-message").click()
+    message.locator("select[name=reason]").select_option("offPlatformPayment")
+    message.locator("button:text-is('Report')").click()
+    message.locator(".report:has-text('Reported.')").wait_for()
+
+    operator = open_console(world["operator"])
+    desk = operator.page
+    desk.click("[data-tab=moderate]")
+    desk.locator("#queue li", has_text="계좌로 먼저 입금해 주세요").locator("button").click()
+    case = desk.locator("#case")
+    assert case.locator(".messages .message.reported").text_content().endswith("계좌로 먼저 입금해 주세요"), \
+        "the reported message is marked among the messages around it"
+    case.locator("input[name=reason]").fill("외부 결제 유도")
+    case.locator("button:text-is('Remove message')").click()
+    desk.locator("#audit tbody tr", has_text="removeMessage").wait_for()
+    operator.screenshot("09-moderation-message-removed")
+
+    # The reporter's open room shows the message as removed without a reload (the socket's "removed" frame).
+    page.wait_for_selector("#messages .message.removed")
+    assert "계좌로 먼저 입금해 주세요" not in page.locator("#chat").text_content(), "gone from the room and its preview"
+    reporter.screenshot("10-chat-message-removed")

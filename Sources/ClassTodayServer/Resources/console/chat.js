@@ -5,6 +5,7 @@
 import { api, session } from "./api.js";
 import { el, replace, notify, formatTime } from "./dom.js";
 import { ChatSocket } from "./socket.js";
+import { reportForm } from "./report.js";
 
 /** The Chat section. */
 export class Chat {
@@ -55,9 +56,14 @@ export class Chat {
   }
 
   async loadRooms() {
+    if (!session.user) return;
     try {
       const page = await api("/v1/chat/rooms", { query: { limit: 100 } });
-      this.rooms = new Map(page.items.map((room) => [room.id, room]));
+      if (!session.user) return;
+      const fresh = new Map(page.items.map((room) => [room.id, room]));
+      // Rooms are never deleted: one missing from the answer was opened while the request was under way.
+      for (const [id, room] of this.rooms) if (!fresh.has(id)) fresh.set(id, room);
+      this.rooms = fresh;
       this.renderRooms();
     } catch (error) {
       notify(`Rooms: ${error.message}`, "error");
@@ -168,7 +174,7 @@ export class Chat {
         }
         return;
       case "typing":
-        if (frame.roomId === this.openRoomId && frame.userId !== session.user.id) {
+        if (frame.roomId === this.openRoomId && frame.userId !== session.user.id && this.rooms.has(frame.roomId)) {
           this.typingLine.textContent = `${this.counterpart(this.rooms.get(frame.roomId)).nickname} is typing…`;
           clearTimeout(this.typingTimer);
           this.typingTimer = setTimeout(() => { this.typingLine.textContent = ""; }, 3000);
@@ -240,10 +246,16 @@ export class Chat {
   messageElement(message, status) {
     const mine = message.senderId === session.user.id;
     const kind = message.kind === "system" ? "system" : mine ? "mine" : "theirs";
-    return el("li", { className: `message ${kind}${message.removed ? " removed" : ""}`, dataset: { seq: message.seq ?? "" } },
+    const item = el("li", { className: `message ${kind}${message.removed ? " removed" : ""}`, dataset: { seq: message.seq ?? "" } },
       el("span", { className: "text" }, message.text ?? ""),
       message.imageUrl ? el("img", { src: message.imageUrl, alt: "image", className: "chat-image" }) : null,
       el("span", { className: "meta" }, formatTime(message.sentAt), mine ? el("span", { className: "receipt" }, status ?? "sent") : null));
+    if (kind === "theirs" && !message.removed) {
+      const report = el("button", { type: "button", className: "link report-message" }, "report");
+      report.addEventListener("click", () => report.replaceWith(reportForm("message", message.id)));
+      item.querySelector(".meta").append(" ", report);
+    }
+    return item;
   }
 
   refreshReceipts() {
@@ -253,10 +265,21 @@ export class Chat {
     }
   }
 
-  markRemoved(frame) {
-    const item = frame.roomId === this.openRoomId ? this.messages.get(frame.seq) : null;
-    if (!item) return;
-    item.classList.add("removed");
-    item.querySelector(".text").textContent = "(removed by an operator)";
+  /** An operator removed a message: shows the server's copy of it, which now reads as removed. */
+  async markRemoved(frame) {
+    if (frame.roomId !== this.openRoomId || !this.messages.has(frame.seq)) return;
+    try {
+      const page = await api(`/v1/chat/rooms/${encodeURIComponent(frame.roomId)}/messages`, { query: { before: frame.seq + 1, limit: 1 } });
+      const message = page.items.find((m) => m.seq === frame.seq);
+      if (!message || frame.roomId !== this.openRoomId) return;
+      this.show(message);
+      const room = this.rooms.get(frame.roomId);
+      if (room?.lastMessage?.id === message.id) {
+        room.lastMessage = message;
+        this.renderRooms();
+      }
+    } catch (error) {
+      notify(`Messages: ${error.message}`, "error");
+    }
   }
 }

@@ -4,8 +4,8 @@
 import { api, session } from "./api.js";
 import { el, append, replace, notify, formatDistance, formatPrice } from "./dom.js";
 import { ResultMap } from "./map.js";
+import { reportForm } from "./report.js";
 
-const reasons = ["spam", "fraud", "inappropriate", "harassment", "offPlatformPayment", "other"];
 const dayNames = { mon: "Mon", tue: "Tue", wed: "Wed", thu: "Thu", fri: "Fri", sat: "Sat", sun: "Sun" };
 
 /** The Explore section; `openChat(classId)` is called by a class's "Chat with the writer" button. */
@@ -132,23 +132,7 @@ export class Explore {
   actions(item) {
     if (!session.user) return el("p", { className: "muted" }, "Sign in to chat with the writer or report this class.");
     if (item.writer.id === session.user.id) return el("p", { className: "muted" }, "This is your class.");
-    const report = el("form", { className: "inline report" },
-      el("select", { name: "reason", "aria-label": "report reason" }, reasons.map((r) => el("option", { value: r }, r))),
-      el("input", { name: "detail", placeholder: "what is wrong (optional)", maxLength: 1000, "aria-label": "report detail" }),
-      el("button", { type: "submit" }, "Report"));
-    report.addEventListener("submit", async (event) => {
-      event.preventDefault();
-      try {
-        const body = { targetType: "class", targetId: item.id, reason: report.reason.value };
-        if (report.detail.value.trim()) body.detail = report.detail.value.trim();
-        await api("/v1/reports", { method: "POST", body });
-        notify("Reported: an operator will look at it within 24 hours.");
-        report.replaceChildren(el("span", { className: "muted" }, "Reported."));
-      } catch (error) {
-        notify(`Report: ${error.message}`, "error");
-      }
-    });
     return el("div", { className: "actions" },
-      el("button", { type: "button", onclick: () => this.openChat(item.id) }, "Chat with the writer"), report);
+      el("button", { type: "button", onclick: () => this.openChat(item.id) }, "Chat with the writer"), reportForm("class", item.id));
   }
 }
