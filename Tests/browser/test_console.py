@@ -5,6 +5,8 @@ shown as text. Each page is saved as a screenshot under docs/console-screenshots
 
 import re
 
+from playwright.sync_api import expect
+
 from conftest import XSS_NAME
 
 
@@ -60,23 +62,21 @@ def test_search_lists_the_nearest_first_and_opens_a_class(open_console, world, s
     # Filters: a subject, then a highest price.
     page.select_option("#search select[name=subjects]", "math")
     console.search("")
-    page.wait_for_function("() => document.querySelectorAll('#results .name').length === 1")
-    assert result_names(page) == ["중학 수학 과외"]
+    expect(page.locator("#results .name")).to_have_text(["중학 수학 과외"])
     page.select_option("#search select[name=subjects]", "")
     page.fill("#search input[name=maxPrice]", "16000")
     console.search("")
-    page.wait_for_function("() => document.querySelectorAll('#results .name').length === 1")
-    assert result_names(page) == ["아침 요가 소모임"]
+    expect(page.locator("#results .name")).to_have_text(["아침 요가 소모임"])
     page.fill("#search input[name=maxPrice]", "")
 
     # The map's view as a bounding box: the same nearby classes, Busan still out of it.
     page.click("#search-view")
     page.wait_for_selector("#result-count:has-text(\"in the map's view\")")
+    expect(page.locator("#results .name")).to_have_count(len(names))
     assert set(result_names(page)) == set(names)
 
     console.search("기타")
-    page.wait_for_function("() => document.querySelectorAll('#results .name').length === 1")
-    assert result_names(page) == ["기타 왕초보 레슨"]
+    expect(page.locator("#results .name")).to_have_text(["기타 왕초보 레슨"])
 
     console.open_class("기타", "기타 왕초보 레슨")
     detail = page.locator("#class-detail")
