@@ -125,7 +125,7 @@ export class Explore {
         el("a", { href: image.url, target: "_blank", rel: "noopener" }, el("img", { src: image.url, alt: item.name, loading: "lazy" })))),
       this.actions(item));
     this.detail.hidden = false;
-    this.map.show(this.map.center, this.map.halfSpan / 1.2, this.results, id);
+    this.map.select(id);
     this.detail.scrollIntoView({ block: "nearest" });
   }
 

@@ -19,7 +19,9 @@ export class ResultMap {
     this.onPick = onPick;
     this.onSelect = onSelect;
     this.center = { lat: 0, lon: 0 };
-    this.halfSpan = 1000;
+    this.radius = 1000;
+    this.halfSpan = 1200;
+    this.results = [];
     element.addEventListener("click", (event) => {
       if (event.target.closest("[data-class-id]")) return;
       const box = element.getBoundingClientRect();
@@ -61,7 +63,7 @@ export class ResultMap {
 
   /** Redraws the map around `center`, showing the `radius` circle and `results` (classes with a location). */
   show(center, radius, results, selectedId) {
-    this.center = center;
+    Object.assign(this, { center, radius, results });
     this.halfSpan = radius * 1.2;
     const nodes = [svg("rect", { x: 0, y: 0, width: size, height: size, class: "map-ground" })];
     const step = gridStep(this.halfSpan);
@@ -85,6 +87,11 @@ export class ResultMap {
       nodes.push(dot);
     });
     this.element.replaceChildren(...nodes);
+  }
+
+  /** Redraws the same results with `selectedId` highlighted. */
+  select(selectedId) {
+    this.show(this.center, this.radius, this.results, selectedId);
   }
 }
 
