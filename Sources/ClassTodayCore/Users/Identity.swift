@@ -28,16 +28,17 @@ public struct VerifiedIdentity: Sendable, Hashable {
     public let provider: IdentityProvider
     /// The provider's stable id of the user (`sub`): with the provider, the key of the identity.
     public let subject: String
-    /// The email the provider gave, if any (Apple's private relay addresses included); private to the user.
+    /// The email the provider gave, if it is a valid address (Apple's private relay addresses included); private to
+    /// the user.
     public let email: String?
     /// The name the provider gave, if any, proposed as the nickname of a new account.
     public let name: String?
 
-    /// Creates a verified identity.
+    /// Creates a verified identity; an `email` that is not a valid address is left out.
     public init(provider: IdentityProvider, subject: String, email: String?, name: String?) {
         self.provider = provider
         self.subject = subject
-        self.email = email
+        self.email = email.flatMap { UserRules.isValidEmail($0) ? $0 : nil }
         self.name = name
     }
 }

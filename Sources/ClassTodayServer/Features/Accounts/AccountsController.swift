@@ -77,6 +77,7 @@ struct AccountsController {
         let body = try await request.decode(as: RefreshRequest.self, context: context)
         var validator = FieldValidator()
         validator.require(body.refreshToken, "refreshToken")
+        validator.checkLength(body.refreshToken, "refreshToken", 1...256)
         try validator.throwIfInvalid()
         guard let refreshToken = body.refreshToken else { throw DomainError.badRequest("refreshToken is required") }
         let (userId, tokens) = try await issuer.refresh(refreshToken)
