@@ -113,6 +113,14 @@ struct SignInConfigurationTests {
         #expect(!signIn.naver.enabled && signIn.naver.profileURL == "https://openapi.naver.com/v1/nid/me")
     }
 
+    @Test("the production example reads, with the refresh lifetime and every provider off")
+    func productionExample() async throws {
+        let file = TestServer.repositoryRoot.appendingPathComponent("config/production.example.json").path
+        let configuration = try await AppConfiguration.resolve(flags: [:], environment: [:], configFile: file)
+        #expect(configuration.refreshTokenLifetime == .seconds(90 * 24 * 3600))
+        #expect(configuration.signIn == SignInSettings())
+    }
+
     @Test("providers are configured from the environment: lists comma-separated")
     func environment() async throws {
         let configuration = try await AppConfiguration.resolve(flags: [:], environment: [

@@ -155,8 +155,8 @@ struct SignInTests {
         try await Self.withProviders([key]) { client, _ in
             let good = try await key.sign(Self.claims())
             let parts = good.split(separator: ".").map(String.init)
-            let unsigned = Data(#"{"alg":"none","kid":"apple-1"}"#.utf8).base64URL + "." + parts[1] + "."
-            let hmac = Data(#"{"alg":"HS256","kid":"apple-1"}"#.utf8).base64URL + "." + parts[1] + "." + parts[2]
+            let unsigned = Data(#"{"alg":"none","kid":"apple-1"}"#.utf8).base64URLEncoded + "." + parts[1] + "."
+            let hmac = Data(#"{"alg":"HS256","kid":"apple-1"}"#.utf8).base64URLEncoded + "." + parts[1] + "." + parts[2]
             let unknownKid = try await TestSigningKey.es256(kid: "apple-9").sign(Self.claims())
             for token in ["not a jwt", "a.b.c", unsigned, hmac, parts[0] + "." + parts[1] + ".AAAA", unknownKid] {
                 let response = try await client.send(.post, "/v1/auth/apple", json: ["idToken": token])

@@ -35,7 +35,7 @@ struct TestSigningKey: Sendable {
         let (modulus, exponent) = try key.publicKey.getKeyPrimitives()
         let signer = await JWTKeyCollection().add(rsa: key, digestAlgorithm: .sha256, kid: JWKIdentifier(string: kid))
         return TestSigningKey(kid: kid, jwk: ["kty": "RSA", "alg": "RS256", "use": "sig", "kid": kid,
-                                              "n": modulus.base64URL, "e": exponent.base64URL], signer: signer)
+                                              "n": modulus.base64URLEncoded, "e": exponent.base64URLEncoded], signer: signer)
     }
 
     /// A token with `claims`, signed by this key (its header names `kid`).
@@ -107,13 +107,5 @@ final class StandInProvider: Sendable {
     private static func json(_ object: Any, status: HTTPResponse.Status = .ok) -> Response {
         let data = try! JSONSerialization.data(withJSONObject: object)
         return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
-    }
-}
-
-extension Data {
-    /// Base64url without padding, as JWKs write key numbers.
-    var base64URL: String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 }
