@@ -46,7 +46,7 @@ struct SignInTests {
 
     @Test("a first sign-in creates the account, a later one signs in to it; no password login, no public email")
     func firstAndLaterSignIn() async throws {
-        let key = await TestSigningKey.es256(kid: "apple-1")
+        let key = try await TestSigningKey.es256(kid: "apple-1")
         try await Self.withProviders([key]) { client, _ in
             let relay = "abc123@privaterelay.appleid.com"
             let nonce = "raw-nonce-\(UUID().uuidString)"
@@ -134,8 +134,8 @@ struct SignInTests {
 
     @Test("a token failing a check is a 401 naming the check, without echoing the token", arguments: rejections)
     func rejection(_ case_: Rejection) async throws {
-        let key = await TestSigningKey.es256(kid: "apple-1")
-        let stranger = await TestSigningKey.es256(kid: "apple-1")
+        let key = try await TestSigningKey.es256(kid: "apple-1")
+        let stranger = try await TestSigningKey.es256(kid: "apple-1")
         try await Self.withProviders([key]) { client, _ in
             let token = try await (case_.signedByStranger ? stranger : key).sign(case_.claims)
             var body = ["idToken": token]
@@ -151,7 +151,7 @@ struct SignInTests {
 
     @Test("malformed tokens, unsigned tokens and tokens naming no known key fail the signature check")
     func malformed() async throws {
-        let key = await TestSigningKey.es256(kid: "apple-1")
+        let key = try await TestSigningKey.es256(kid: "apple-1")
         try await Self.withProviders([key]) { client, _ in
             let good = try await key.sign(Self.claims())
             let parts = good.split(separator: ".").map(String.init)
@@ -168,7 +168,7 @@ struct SignInTests {
 
     @Test("a new kid refetches the key set (a rotation works, withdrawn keys stop), at most once per interval")
     func keyRotation() async throws {
-        let old = await TestSigningKey.es256(kid: "apple-1")
+        let old = try await TestSigningKey.es256(kid: "apple-1")
         let new = try await TestSigningKey.rs256(kid: "apple-2")
         try await Self.withProviders([old], keyRefetch: .zero) { client, provider in
             #expect(try await client.send(.post, "/v1/auth/apple", json: ["idToken": try await old.sign(Self.claims())]).status == .ok)
@@ -193,7 +193,7 @@ struct SignInTests {
 
     @Test("a provider that cannot be reached is a 503 with Retry-After; an unconfigured or unknown provider is a 404")
     func unreachableAndUnconfigured() async throws {
-        let key = await TestSigningKey.es256(kid: "apple-1")
+        let key = try await TestSigningKey.es256(kid: "apple-1")
         try await Self.withProviders([key], configure: { configuration, _ in
             // Port 1 on loopback: nothing listens there, the connection is refused at once.
             configuration.signIn.apple.jwksURL = "http://127.0.0.1:1/jwks"
@@ -218,7 +218,7 @@ struct SignInTests {
 
     @Test("linking: a password account links providers, one identity per provider, never another account's")
     func linking() async throws {
-        let key = await TestSigningKey.es256(kid: "apple-1")
+        let key = try await TestSigningKey.es256(kid: "apple-1")
         try await Self.withProviders([key]) { client, provider in
             let (token, id) = try await client.signup(email: "linker@example.com")
             let googleToken = try await key.sign(Self.claims("g-1", issuer: Self.googleIssuer, email: "linker@gmail.com"))
@@ -255,7 +255,7 @@ struct SignInTests {
 
     @Test("unlinking the last way to sign in is a 422; with another identity linked it works")
     func unlinkingLast() async throws {
-        let key = await TestSigningKey.es256(kid: "apple-1")
+        let key = try await TestSigningKey.es256(kid: "apple-1")
         try await Self.withProviders([key]) { client, provider in
             let signIn = try await client.send(.post, "/v1/auth/apple", json: ["idToken": try await key.sign(Self.claims("a-1"))])
             let token = try #require(try signIn.jsonObject()["token"] as? String)

@@ -20,11 +20,10 @@ struct TestSigningKey: Sendable {
     let signer: JWTKeyCollection
 
     /// A new ES256 (P-256) key.
-    static func es256(kid: String) async -> TestSigningKey {
+    static func es256(kid: String) async throws -> TestSigningKey {
         let key = P256.Signing.PrivateKey()
-        let publicKey = try! ES256PublicKey(backing: key.publicKey)
-        let (x, y) = publicKey.parameters!
-        let signer = await JWTKeyCollection().add(ecdsa: try! ES256PrivateKey(backing: key), kid: JWKIdentifier(string: kid))
+        let (x, y) = try #require(try ES256PublicKey(backing: key.publicKey).parameters)
+        let signer = await JWTKeyCollection().add(ecdsa: try ES256PrivateKey(backing: key), kid: JWKIdentifier(string: kid))
         return TestSigningKey(kid: kid, jwk: ["kty": "EC", "crv": "P-256", "alg": "ES256", "use": "sig", "kid": kid, "x": x, "y": y],
                               signer: signer)
     }
@@ -105,7 +104,7 @@ final class StandInProvider: Sendable {
     }
 
     private static func json(_ object: Any, status: HTTPResponse.Status = .ok) -> Response {
-        let data = try! JSONSerialization.data(withJSONObject: object)
+        let data = (try? JSONSerialization.data(withJSONObject: object)) ?? Data()
         return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

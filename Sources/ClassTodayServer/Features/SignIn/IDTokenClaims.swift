@@ -29,12 +29,6 @@ struct IDTokenClaims: JWTPayload {
         case emailVerified = "email_verified", name, nickname
     }
 
-    init(issuer: String?, subject: String?, audience: [String], expires: Double?, issuedAt: Double?, nonce: String? = nil,
-         email: String? = nil, emailVerified: Bool? = nil, name: String? = nil) {
-        (self.issuer, self.subject, self.audience, self.expires, self.issuedAt) = (issuer, subject, audience, expires, issuedAt)
-        (self.nonce, self.email, self.emailVerified, self.name) = (nonce, email, emailVerified, name)
-    }
-
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         issuer = try? container.decodeIfPresent(String.self, forKey: .issuer)

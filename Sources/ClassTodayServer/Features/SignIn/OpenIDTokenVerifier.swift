@@ -21,7 +21,20 @@ struct OpenIDTokenVerifier: Sendable {
 
     /// The checks a token can fail, named in the 401's detail.
     enum Check: String {
-        case signature, issuer, audience, expired, issuedAt = "issued-at", nonce, subject
+        /// The token is a JWT signed (RS256 or ES256) by the provider's key that its `kid` names.
+        case signature
+        /// `iss` is one of the provider's issuers.
+        case issuer
+        /// `aud` names one of the app's client ids.
+        case audience
+        /// `exp` is not past (within the clock skew).
+        case expired
+        /// `iat` is present and not in the future (within the clock skew).
+        case issuedAt = "issued-at"
+        /// `nonce` is the one the client sent (or its SHA-256).
+        case nonce
+        /// `sub` names the user.
+        case subject
     }
 
     /// The identity the token vouches for. `nonce`, when given, must equal the token's `nonce` claim or its SHA-256
