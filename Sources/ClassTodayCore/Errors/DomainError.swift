@@ -29,6 +29,9 @@ public enum DomainError: Error, Sendable, Equatable {
     case badRequest(String, errors: [FieldError] = [])
     /// The request body's media type is not one the route reads. 415.
     case unsupportedMediaType(String)
+    /// A service the request depends on (a sign-in provider) cannot be reached now; the client may retry after
+    /// `retryAfterSeconds`. 503 with `Retry-After`.
+    case unavailable(String, retryAfterSeconds: Int)
 
     /// A validation error about a single field.
     public static func invalid(_ field: String, _ message: String) -> DomainError {

@@ -89,22 +89,36 @@ public struct UserCredentials: Sendable, Hashable {
     }
 }
 
-/// A bearer token's stored form: only the SHA-256 of the token is kept.
-public struct Session: Sendable, Hashable {
-    /// Hex SHA-256 of the token.
-    public let tokenHash: String
-    /// The user the token authenticates.
-    public let userId: String
-    /// When the token was issued.
-    public let createdAt: Date
-    /// After this instant the token no longer works.
-    public let expiresAt: Date
+/// The stored form of the tokens handed out at a sign-in or a refresh: a bearer (access) token and the refresh token
+/// that renews it. Only the SHA-256 of each token is kept.
+public struct SessionGrant: Sendable, Hashable {
+    /// Hex SHA-256 of the bearer token.
+    public let accessTokenHash: String
+    /// Hex SHA-256 of the refresh token.
+    public let refreshTokenHash: String
+    /// When the tokens were issued.
+    public let issuedAt: Date
+    /// After this instant the bearer token no longer works.
+    public let accessExpiresAt: Date
+    /// After this instant the refresh token no longer works.
+    public let refreshExpiresAt: Date
 
-    /// Creates a session.
-    public init(tokenHash: String, userId: String, createdAt: Date, expiresAt: Date) {
-        self.tokenHash = tokenHash
-        self.userId = userId
-        self.createdAt = createdAt
-        self.expiresAt = expiresAt
+    /// Creates a grant.
+    public init(accessTokenHash: String, refreshTokenHash: String, issuedAt: Date, accessExpiresAt: Date, refreshExpiresAt: Date) {
+        self.accessTokenHash = accessTokenHash
+        self.refreshTokenHash = refreshTokenHash
+        self.issuedAt = issuedAt
+        self.accessExpiresAt = accessExpiresAt
+        self.refreshExpiresAt = refreshExpiresAt
     }
+}
+
+/// What a refresh did.
+public enum RefreshOutcome: Sendable, Hashable {
+    /// The refresh token was used up and the grant recorded for this user.
+    case rotated(userId: String)
+    /// The refresh token had been used before: its whole family is revoked.
+    case reused
+    /// No unexpired refresh token has this hash.
+    case invalid
 }

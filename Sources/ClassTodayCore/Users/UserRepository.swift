@@ -45,16 +45,22 @@ extension UserRepository {
     }
 }
 
-/// Stores bearer-token sessions by the hash of their token.
+/// Stores bearer-token sessions by the hash of their token, with the refresh tokens that renew them. A sign-in starts
+/// a family: each refresh uses up its refresh token and issues a new bearer token and refresh token in the same
+/// family; a refresh token used twice revokes its whole family (it was copied).
 public protocol SessionRepository: Sendable {
-    /// Records a new session.
-    func create(_ session: Session) async throws
+    /// Records the tokens of a new sign-in of the user, as a new family.
+    func start(_ grant: SessionGrant, userId: String) async throws
+    /// Uses up the unexpired refresh token with this hash and records `grant` in its family, in one transaction. A
+    /// refresh token that was used already revokes every bearer and refresh token of its family.
+    func refresh(tokenHash: String, with grant: SessionGrant) async throws -> RefreshOutcome
     /// The owner of the unexpired, unrevoked session with this token hash: the user, their role and any suspension
     /// in force at `now`.
     func owner(tokenHash: String, now: Date) async throws -> SessionOwner?
-    /// Revokes the session with this token hash (nothing happens for an unknown hash).
+    /// Revokes the session with this token hash and the refresh tokens of its family (nothing happens for an
+    /// unknown hash).
     func revoke(tokenHash: String) async throws
-    /// Deletes sessions that expired before `date`; returns how many went.
+    /// Deletes sessions and refresh tokens that expired before `date`; returns how many went.
     @discardableResult
     func deleteExpired(before date: Date) async throws -> Int
 }

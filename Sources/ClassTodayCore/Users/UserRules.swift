@@ -24,6 +24,17 @@ public enum UserRules {
         validator.check(version == current, "termsVersion", "must be the current terms version (\(current))")
     }
 
+    /// The nickname of an account created by a sign-in provider: the name the provider gave, trimmed, when it is a
+    /// valid nickname that `filter` allows; otherwise `이웃` and six random digits.
+    public static func providerNickname(
+        _ name: String?, filter: BannedWordFilter, using generator: inout some RandomNumberGenerator
+    ) -> String {
+        if let name = name?.trimmingWhitespace(), nicknameLength.contains(name.unicodeScalars.count), filter.allows(name) {
+            return name
+        }
+        return "이웃" + String(Int.random(in: 100_000...999_999, using: &generator))
+    }
+
     /// The form used to compare emails: trimmed and lowercased.
     public static func normalizedEmail(_ email: String) -> String {
         email.trimmingWhitespace().lowercased()

@@ -28,8 +28,13 @@ public struct AppConfiguration: Sendable {
     public var authRateLimitPerMinute: Int = 20
     /// The bcrypt cost factor for new password hashes.
     public var bcryptCost: Int = 12
-    /// How long a login token stays valid.
+    /// How long a bearer (access) token stays valid; clients learn it as `expiresIn` and renew the token with its
+    /// refresh token.
     public var tokenLifetime: Duration = .seconds(30 * 24 * 3600)
+    /// How long a refresh token stays valid; each refresh issues a new one with a new lifetime.
+    public var refreshTokenLifetime: Duration = .seconds(90 * 24 * 3600)
+    /// The sign-in providers (Apple, Kakao, Google, Naver), each off until configured.
+    public var signIn = SignInSettings()
     /// Whether to make SQLite wait for the disk on every commit (`synchronous=FULL`).
     public var durableCommits: Bool = true
     /// How long an uploaded image may stay unattached (no class, profile or message) before it is removed.
@@ -65,7 +70,8 @@ extension AppConfiguration {
     /// `migrationsDir`, `logLevel`, `limits.bodyBytes` (CLASSTODAY_LIMITS_BODY_BYTES), `limits.imageBytes`,
     /// `rateLimit` (per minute, 0 = off), `authRateLimit`, `bcrypt.cost`, `tokens.lifetimeSeconds`,
     /// `sqlite.durableCommits`, `images.unattachedGraceSeconds`, `cleanup.intervalSeconds`, `bannedWords.path`
-    /// (CLASSTODAY_BANNED_WORDS_PATH), `bannedWords.checkSeconds`, `terms.version` (CLASSTODAY_TERMS_VERSION).
+    /// (CLASSTODAY_BANNED_WORDS_PATH), `bannedWords.checkSeconds`, `terms.version` (CLASSTODAY_TERMS_VERSION),
+    /// `tokens.refreshLifetimeSeconds` and the sign-in providers' `signIn.*` (``SignInSettings/init(reader:)``).
     public init(reader: ConfigReader) throws {
         var config = AppConfiguration()
         config.host = reader.string(forKey: "host", default: config.host)
@@ -84,6 +90,8 @@ extension AppConfiguration {
         config.authRateLimitPerMinute = reader.int(forKey: "authRateLimit", default: config.authRateLimitPerMinute)
         config.bcryptCost = reader.int(forKey: "bcrypt.cost", default: config.bcryptCost)
         config.tokenLifetime = .seconds(reader.int(forKey: "tokens.lifetimeSeconds", default: 30 * 24 * 3600))
+        config.refreshTokenLifetime = .seconds(reader.int(forKey: "tokens.refreshLifetimeSeconds", default: 90 * 24 * 3600))
+        config.signIn = SignInSettings(reader: reader)
         config.durableCommits = reader.bool(forKey: "sqlite.durableCommits", default: config.durableCommits)
         config.unattachedImageGrace = .seconds(reader.int(forKey: "images.unattachedGraceSeconds", default: 24 * 3600))
         config.cleanupInterval = .seconds(reader.int(forKey: "cleanup.intervalSeconds", default: 3600))
@@ -108,6 +116,10 @@ extension AppConfiguration {
         }
         guard cleanupInterval > .zero else { throw ConfigurationError.invalid(key: "cleanup.intervalSeconds", reason: "must be positive") }
         guard tokenLifetime > .zero else { throw ConfigurationError.invalid(key: "tokens.lifetimeSeconds", reason: "must be positive") }
+        guard refreshTokenLifetime > .zero else {
+            throw ConfigurationError.invalid(key: "tokens.refreshLifetimeSeconds", reason: "must be positive")
+        }
+        try signIn.validate()
         guard bannedWordsCheckInterval >= .zero else {
             throw ConfigurationError.invalid(key: "bannedWords.checkSeconds", reason: "must not be negative")
         }

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import ClassTodayCore
 import Foundation
 import Hummingbird
@@ -14,8 +15,10 @@ public struct ServerEnvironment: Sendable {
     public let storage: Storage
     /// Users.
     public let users: any UserRepository
-    /// Bearer-token sessions.
+    /// Bearer-token sessions and their refresh tokens.
     public let sessions: any SessionRepository
+    /// Sign-in provider identities linked to accounts.
+    public let identities: any IdentityRepository
     /// Class listings and favourites.
     public let classes: any ClassRepository
     /// Image bytes, content-addressed on disk.
@@ -81,7 +84,7 @@ public struct ServerEnvironment: Sendable {
         let database = storage.database
         return ServerEnvironment(
             configuration: configuration, storage: storage, users: SQLUserRepository(database: database),
-            sessions: SQLSessionRepository(database: database), classes: SQLClassRepository(database: database),
+            sessions: SQLSessionRepository(database: database), identities: SQLIdentityRepository(database: database), classes: SQLClassRepository(database: database),
             images: images, imageRecords: SQLImageRecordRepository(database: database, images: images),
             chats: SQLChatRepository(database: database), matches: SQLMatchRepository(database: database),
             alerts: SQLAlertRepository(database: database), blocks: SQLBlockRepository(database: database),
@@ -109,7 +112,7 @@ public struct ServerEnvironment: Sendable {
         if case .postgres(let store) = storage { store.close() }
     }
 
-    /// One run of the background clean-up: expired sessions, then images nothing references any more.
+    /// One run of the background clean-up: expired sessions and refresh tokens, then images nothing references any more.
     public func cleanUp(now: Date = Date()) async throws {
         try await sessions.deleteExpired(before: now)
         try await imageRecords.collectGarbage(uploadedBefore: now.addingTimeInterval(-configuration.unattachedImageGrace.seconds))
@@ -173,12 +176,18 @@ func buildRouter(_ environment: ServerEnvironment, hub: ChatHub, fanOut: AlertFa
     }
 
     let api = router.group("v1")
+    let issuer = SessionIssuer(
+        sessions: environment.sessions, accessLifetime: configuration.tokenLifetime, refreshLifetime: configuration.refreshTokenLifetime)
     AccountsController(
         users: environment.users, sessions: environment.sessions, imageRecords: environment.imageRecords,
-        hasher: PasswordHasher(cost: configuration.bcryptCost), tokenLifetime: configuration.tokenLifetime,
+        hasher: PasswordHasher(cost: configuration.bcryptCost), issuer: issuer,
         bannedWords: environment.bannedWords, termsVersion: configuration.termsVersion,
         eraser: AccountEraser(users: environment.users, matches: environment.matches, imageRecords: environment.imageRecords,
                               hub: hub, fanOut: fanOut)
+    ).addRoutes(to: api)
+    SignInController(
+        providers: IdentityProviders(configuration.signIn, client: .shared, logger: logger), identities: environment.identities,
+        issuer: issuer, bannedWords: environment.bannedWords, termsVersion: configuration.termsVersion
     ).addRoutes(to: api)
     ClassesController(classes: environment.classes, users: environment.users, fanOut: fanOut, bannedWords: environment.bannedWords)
         .addRoutes(to: api)

@@ -52,6 +52,7 @@ public struct Problem: Codable, Sendable, Equatable {
         case 415: "unsupported-media-type"
         case 422: "validation"
         case 429: "rate-limited"
+        case 503: "unavailable"
         default: status.code >= 500 ? "server-error" : "http-\(status.code)"
         }
     }
@@ -68,6 +69,13 @@ extension DomainError {
         case .unauthorized(let detail): Problem(status: .unauthorized, detail: detail)
         case .badRequest(let detail, let errors): Problem(status: .badRequest, detail: detail, errors: errors.isEmpty ? nil : errors)
         case .unsupportedMediaType(let detail): Problem(status: .unsupportedMediaType, detail: detail)
+        case .unavailable(let detail, _): Problem(status: .serviceUnavailable, detail: detail)
         }
+    }
+
+    /// The headers the problem response carries besides its content type: `Retry-After` for an unavailable service.
+    var headers: HTTPFields {
+        guard case .unavailable(_, let seconds) = self else { return [:] }
+        return [.retryAfter: "\(max(1, seconds))"]
     }
 }

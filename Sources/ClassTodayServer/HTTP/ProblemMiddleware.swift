@@ -17,7 +17,7 @@ struct ProblemMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as DomainError {
-            return error.problem.response()
+            return error.problem.response(headers: error.headers)
         } catch let error as any HTTPResponseError {
             if error.status == .notFound, context.endpointPath == nil || context.endpointPath == "NotFound" {
                 let allowed = routes.allowedMethods(forPath: request.uri.path)

@@ -1,7 +1,7 @@
 import HTTPTypes
 import Hummingbird
 
-/// Rate-limits `/v1` requests: signup and login per client address with a strict limiter, everything else
+/// Rate-limits `/v1` requests: signing in (signup, login, a provider, refresh) per client address with a strict limiter, everything else
 /// per bearer token (or per address when anonymous) with the general one. Every `/v1` response, errors
 /// included, carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`; a refused request is
 /// a 429 problem with `Retry-After`. Operational routes (`/health`, `/metrics`) are not limited.
@@ -13,13 +13,16 @@ struct RateLimitMiddleware: RouterMiddleware {
     /// The limiter for the rest of the API; nil turns it off.
     let apiLimiter: RateLimiter?
 
-    private static let credentialPaths: Set<String> = ["/v1/auth/signup", "/v1/auth/login"]
+    /// Whether `path` signs in: every `/v1/auth/...` route but logout.
+    private static func isCredentialPath(_ path: String) -> Bool {
+        path.hasPrefix("/v1/auth/") && path != "/v1/auth/logout"
+    }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
         guard path.hasPrefix("/v1/") else { return try await next(request, context) }
         let decision: RateLimiter.Decision?
-        if Self.credentialPaths.contains(path) {
+        if Self.isCredentialPath(path) {
             decision = credentialLimiter?.take("ip:\(context.clientAddress)")
         } else {
             let key = BearerToken.from(request).map { "token:\(BearerToken.hash($0))" } ?? "ip:\(context.clientAddress)"

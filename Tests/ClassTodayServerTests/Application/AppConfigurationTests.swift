@@ -1,3 +1,4 @@
+import ClassTodayCore
 import Configuration
 import Foundation
 import Testing
@@ -95,6 +96,60 @@ struct AppConfigurationTests {
         }
         await #expect(throws: ConfigurationError.self) {
             try await AppConfiguration.resolve(flags: [:], environment: ["CLASSTODAY_TERMS_VERSION": " "], configFile: nil)
+        }
+    }
+}
+
+@Suite("Sign-in configuration")
+struct SignInConfigurationTests {
+    @Test("every provider is off by default, with the real providers' endpoints")
+    func defaults() async throws {
+        let signIn = try await AppConfiguration.resolve(flags: [:], environment: [:], configFile: nil).signIn
+        for provider in [IdentityProvider.apple, .kakao, .google] {
+            #expect(signIn.openID(provider)?.isConfigured == false)
+            #expect(signIn.openID(provider)?.jwksURL.hasPrefix("https://") == true)
+        }
+        #expect(signIn.google.issuers == ["https://accounts.google.com", "accounts.google.com"])
+        #expect(!signIn.naver.enabled && signIn.naver.profileURL == "https://openapi.naver.com/v1/nid/me")
+    }
+
+    @Test("the production example reads, with the refresh lifetime and every provider off")
+    func productionExample() async throws {
+        let file = TestServer.repositoryRoot.appendingPathComponent("config/production.example.json").path
+        let configuration = try await AppConfiguration.resolve(flags: [:], environment: [:], configFile: file)
+        #expect(configuration.refreshTokenLifetime == .seconds(90 * 24 * 3600))
+        #expect(configuration.signIn == SignInSettings())
+    }
+
+    @Test("providers are configured from the environment: lists comma-separated")
+    func environment() async throws {
+        let configuration = try await AppConfiguration.resolve(flags: [:], environment: [
+            "CLASSTODAY_SIGN_IN_APPLE_CLIENT_IDS": "app.classtoday.ios,app.classtoday.web",
+            "CLASSTODAY_SIGN_IN_KAKAO_JWKS_URL": "https://kakao.staging.example/jwks",
+            "CLASSTODAY_SIGN_IN_KAKAO_CLIENT_IDS": "kakao-key",
+            "CLASSTODAY_SIGN_IN_NAVER_ENABLED": "true",
+            "CLASSTODAY_SIGN_IN_KEY_REFETCH_SECONDS": "30",
+            "CLASSTODAY_TOKENS_REFRESH_LIFETIME_SECONDS": "3600",
+        ], configFile: nil)
+        #expect(configuration.signIn.apple.clientIds == ["app.classtoday.ios", "app.classtoday.web"])
+        #expect(configuration.signIn.kakao.jwksURL == "https://kakao.staging.example/jwks" && configuration.signIn.kakao.isConfigured)
+        #expect(configuration.signIn.naver.enabled)
+        #expect(configuration.signIn.keyRefetchInterval == .seconds(30))
+        #expect(configuration.refreshTokenLifetime == .seconds(3600))
+    }
+
+    @Test("a configured provider's endpoint must be https, or http on loopback", arguments: [
+        ("http://keys.example.com/jwks", false), ("ftp://127.0.0.1/jwks", false), ("not a url", false),
+        ("https://keys.example.com/jwks", true), ("http://127.0.0.1:8081/jwks", true), ("http://localhost/jwks", true),
+    ])
+    func endpoints(url: String, accepted: Bool) async throws {
+        let environment = ["CLASSTODAY_SIGN_IN_GOOGLE_CLIENT_IDS": "id", "CLASSTODAY_SIGN_IN_GOOGLE_JWKS_URL": url]
+        do {
+            let configuration = try await AppConfiguration.resolve(flags: [:], environment: environment, configFile: nil)
+            #expect(accepted && configuration.signIn.google.jwksURL == url)
+        } catch let error as ConfigurationError {
+            #expect(!accepted && error == .invalid(key: "signIn.google.jwksUrl", reason: "must use https (plain http only on a loopback address)")
+                    || url == "not a url")
         }
     }
 }

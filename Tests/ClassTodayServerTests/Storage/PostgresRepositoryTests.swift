@@ -74,9 +74,10 @@ struct PostgresRepositoryTests {
         let user = try await Self.makeUser(SQLUserRepository(database: store.database), "s")
         let sessions = SQLSessionRepository(database: store.database)
         let start = Self.now()
-        try await sessions.create(Session(tokenHash: "a", userId: user.id, createdAt: start, expiresAt: start + 60))
-        try await sessions.create(Session(tokenHash: "b", userId: user.id, createdAt: start, expiresAt: start + 120))
-        try await sessions.create(Session(tokenHash: "c", userId: user.id, createdAt: start, expiresAt: start + 3600))
+        for (hash, lifetime) in [("a", 60.0), ("b", 120), ("c", 3600)] {
+            try await sessions.start(SessionGrant(accessTokenHash: hash, refreshTokenHash: "r" + hash, issuedAt: start,
+                                                  accessExpiresAt: start + lifetime, refreshExpiresAt: start + 3600), userId: user.id)
+        }
         #expect(try await sessions.owner(tokenHash: "a", now: start + 59)?.userId == user.id)
         #expect(try await sessions.owner(tokenHash: "a", now: start + 60) == nil)
         #expect(try await sessions.owner(tokenHash: "zzz", now: start) == nil)

@@ -4,13 +4,14 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// Signup, login, logout, the caller's own profile and public profiles.
+/// Signup, login, logout, token refresh, the caller's own profile and public profiles.
 struct AccountsController {
     let users: any UserRepository
     let sessions: any SessionRepository
     let imageRecords: any ImageRecordRepository
     let hasher: PasswordHasher
-    let tokenLifetime: Duration
+    /// Hands out and renews bearer and refresh tokens.
+    let issuer: SessionIssuer
     /// The banned words that nicknames must not hold.
     let bannedWords: BannedWordsFile
     /// The version of the terms of service users accept now.
@@ -23,6 +24,7 @@ struct AccountsController {
         group.post("auth/signup", use: signup)
         group.post("auth/login", use: login)
         group.post("auth/logout", use: logout)
+        group.post("auth/refresh", use: refresh)
         group.get("me", use: me)
         group.patch("me", use: updateMe)
         group.delete("me", use: deleteMe)
@@ -51,9 +53,9 @@ struct AccountsController {
         // A client that sends no termsVersion showed the current terms (the field is optional for older clients).
         let user = try await users.create(
             NewUser(email: email, passwordHash: hash, nickname: nickname.trimmingWhitespace(), termsVersion: termsVersion), at: Date())
-        let token = try await startSession(for: user.id)
+        let tokens = try await issuer.start(userId: user.id)
         context.logger.info("signed up", metadata: ["user_id": "\(user.id)"])
-        return EditedResponse(status: .created, response: SessionResponse(token: token, user: response(user)))
+        return EditedResponse(status: .created, response: SessionResponse(tokens, user: response(user)))
     }
 
     @Sendable func login(_ request: Request, context: AppRequestContext) async throws -> SessionResponse {
@@ -71,7 +73,19 @@ struct AccountsController {
         else {
             throw DomainError.unauthorized("wrong email or password")
         }
-        return SessionResponse(token: try await startSession(for: user.id), user: response(user))
+        return SessionResponse(try await issuer.start(userId: user.id), user: response(user))
+    }
+
+    @Sendable func refresh(_ request: Request, context: AppRequestContext) async throws -> SessionResponse {
+        let body = try await request.decode(as: RefreshRequest.self, context: context)
+        var validator = FieldValidator()
+        validator.require(body.refreshToken, "refreshToken")
+        validator.checkLength(body.refreshToken, "refreshToken", 1...256)
+        try validator.throwIfInvalid()
+        guard let refreshToken = body.refreshToken else { throw DomainError.badRequest("refreshToken is required") }
+        let (userId, tokens) = try await issuer.refresh(refreshToken)
+        guard let user = try await users.user(id: userId) else { throw DomainError.unauthorized("the account no longer exists") }
+        return SessionResponse(tokens, user: response(user))
     }
 
     @Sendable func logout(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -124,7 +138,10 @@ struct AccountsController {
         let caller = try context.requireCaller()
         let body = try await request.decode(as: AccountDeletionRequest.self, context: context)
         guard let user = try await users.user(id: caller.userId) else { throw DomainError.unauthorized("the account no longer exists") }
-        let passwordHash = try await users.credentials(email: user.email)?.passwordHash ?? ""
+        // An account a provider created may carry the email of another account, one with a password: only the
+        // caller's own credentials count.
+        let credentials = try await users.credentials(email: user.email).flatMap { $0.userId == caller.userId ? $0 : nil }
+        let passwordHash = credentials?.passwordHash ?? ""
         let matches: Bool? = if let password = body.password, !passwordHash.isEmpty {
             try await hasher.verify(password, against: passwordHash)
         } else {
@@ -163,14 +180,5 @@ struct AccountsController {
     /// The full user, with whether the terms they accepted are the current ones.
     private func response(_ user: User) -> UserResponse {
         UserResponse(user: user, currentTermsVersion: termsVersion)
-    }
-
-    private func startSession(for userId: String) async throws -> String {
-        let token = BearerToken.generate()
-        let now = Date()
-        try await sessions.create(Session(
-            tokenHash: BearerToken.hash(token), userId: userId, createdAt: now,
-            expiresAt: now.addingTimeInterval(tokenLifetime.seconds)))
-        return token
     }
 }

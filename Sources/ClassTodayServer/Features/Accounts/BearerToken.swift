@@ -9,10 +9,7 @@ enum BearerToken {
     static func generate() -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return Data(bytes).base64URLEncoded
     }
 
     /// The stored form of a token: hex SHA-256.
@@ -37,5 +34,15 @@ enum BearerToken {
             return token
         }
         return nil
+    }
+}
+
+extension Data {
+    /// Base64url without padding (RFC 4648 section 5), as tokens and JSON Web Keys write bytes.
+    package var base64URLEncoded: String {
+        base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
     }
 }

@@ -57,10 +57,26 @@ struct PublicProfileResponse: ResponseEncodable {
     }
 }
 
-/// `{token, user}`, the answer to signup and login.
+/// `{token, refreshToken, expiresIn, user}`, the answer to signup, login and refresh; a provider sign-in adds
+/// `created` (whether the sign-in created the account).
 struct SessionResponse: ResponseEncodable {
     let token: String
+    let refreshToken: String
+    /// Seconds until `token` expires; renew it with `refreshToken` at `POST /v1/auth/refresh`.
+    let expiresIn: Int
     let user: UserResponse
+    /// Provider sign-ins only: whether this sign-in created the account.
+    let created: Bool?
+
+    init(_ tokens: SessionIssuer.Tokens, user: UserResponse, created: Bool? = nil) {
+        (token, refreshToken, expiresIn) = (tokens.token, tokens.refreshToken, tokens.expiresIn)
+        (self.user, self.created) = (user, created)
+    }
+}
+
+/// The body of `POST /v1/auth/refresh`.
+struct RefreshRequest: Decodable {
+    let refreshToken: String?
 }
 
 /// The body of `POST /v1/auth/signup`. `termsVersion`, when sent, must be the current version.

@@ -1,7 +1,7 @@
 import ClassTodayCore
 import Foundation
 
-/// Bearer-token sessions, on either backend.
+/// Bearer-token sessions and their refresh-token families, on either backend.
 public struct SQLSessionRepository: SessionRepository {
     private let database: any SQLDatabase
 
@@ -10,32 +10,74 @@ public struct SQLSessionRepository: SessionRepository {
         self.database = database
     }
 
-    public func create(_ session: Session) async throws {
-        try await database.execute("""
-            INSERT INTO sessions (token_hash, user_id, created_at, expires_at)
-            VALUES (\(session.tokenHash), \(session.userId), \(session.createdAt.millisecondsSince1970),
-                \(session.expiresAt.millisecondsSince1970))
+    public func start(_ grant: SessionGrant, userId: String) async throws {
+        try await database.transaction { db in
+            try await Self.record(grant, userId: userId, family: grant.refreshTokenHash, signedInAt: grant.issuedAt, db)
+        }
+    }
+
+    public func refresh(tokenHash: String, with grant: SessionGrant) async throws -> RefreshOutcome {
+        try await database.transaction { db in
+            guard let row = try await db.row("""
+                SELECT family_id, user_id, used_at, signed_in_at FROM refresh_tokens
+                WHERE token_hash = \(tokenHash) AND expires_at > \(grant.issuedAt.millisecondsSince1970)
+                \(raw: db.dialect.lockForUpdate)
+                """)
+            else { return .invalid }
+            let family: String = try row["family_id"]
+            guard try row.optionalDate("used_at") == nil else {
+                try await db.execute("DELETE FROM sessions WHERE family_id = \(family)")
+                try await db.execute("DELETE FROM refresh_tokens WHERE family_id = \(family)")
+                return .reused
+            }
+            let userId: String = try row["user_id"]
+            try await db.execute("""
+                UPDATE refresh_tokens SET used_at = \(grant.issuedAt.millisecondsSince1970) WHERE token_hash = \(tokenHash)
+                """)
+            try await Self.record(grant, userId: userId, family: family, signedInAt: try row.date("signed_in_at"), db)
+            return .rotated(userId: userId)
+        }
+    }
+
+    /// Inserts the bearer token and the refresh token of `grant` into `family`, whose sign-in was at `signedInAt`.
+    private static func record(_ grant: SessionGrant, userId: String, family: String, signedInAt: Date, _ db: any SQLExecutor) async throws {
+        let (issued, signedIn) = (grant.issuedAt.millisecondsSince1970, signedInAt.millisecondsSince1970)
+        try await db.execute("""
+            INSERT INTO sessions (token_hash, user_id, created_at, expires_at, family_id, signed_in_at)
+            VALUES (\(grant.accessTokenHash), \(userId), \(issued), \(grant.accessExpiresAt.millisecondsSince1970), \(family), \(signedIn))
+            """)
+        try await db.execute("""
+            INSERT INTO refresh_tokens (token_hash, family_id, user_id, created_at, expires_at, signed_in_at)
+            VALUES (\(grant.refreshTokenHash), \(family), \(userId), \(issued), \(grant.refreshExpiresAt.millisecondsSince1970), \(signedIn))
             """)
     }
 
     public func owner(tokenHash: String, now: Date) async throws -> SessionOwner? {
         try await database.row("""
-            SELECT s.user_id, s.created_at, u.is_operator, u.suspended_at, u.suspended_until
+            SELECT s.user_id, COALESCE(s.signed_in_at, s.created_at) AS signed_in_at, u.is_operator, u.suspended_at, u.suspended_until
             FROM sessions s JOIN users u ON u.id = s.user_id
             WHERE s.token_hash = \(tokenHash) AND s.expires_at > \(now.millisecondsSince1970)
             """).map { row in
             SessionOwner(userId: try row["user_id"], isOperator: try row["is_operator"],
                          suspension: Suspension.active(since: try row.optionalDate("suspended_at"), until: try row.optionalDate("suspended_until"), at: now),
-                         signedInAt: try row.date("created_at"))
+                         signedInAt: try row.date("signed_in_at"))
         }
     }
 
     public func revoke(tokenHash: String) async throws {
-        try await database.execute("DELETE FROM sessions WHERE token_hash = \(tokenHash)")
+        try await database.transaction { db in
+            if let row = try await db.row("SELECT family_id FROM sessions WHERE token_hash = \(tokenHash)"),
+               let family = try row["family_id"] as String? {
+                try await db.execute("DELETE FROM refresh_tokens WHERE family_id = \(family)")
+            }
+            try await db.execute("DELETE FROM sessions WHERE token_hash = \(tokenHash)")
+        }
     }
 
     @discardableResult
     public func deleteExpired(before date: Date) async throws -> Int {
-        try await database.execute("DELETE FROM sessions WHERE expires_at <= \(date.millisecondsSince1970)")
+        let cutoff = date.millisecondsSince1970
+        return try await database.execute("DELETE FROM sessions WHERE expires_at <= \(cutoff)")
+            + database.execute("DELETE FROM refresh_tokens WHERE expires_at <= \(cutoff)")
     }
 }

@@ -22,13 +22,20 @@ public struct SQLUserRepository: UserRepository {
         return created
     }
 
-    /// Inserts a user's row (on its own, or inside the caller's transaction).
-    package static func insert(_ user: User, passwordHash: String, _ executor: any SQLExecutor) async throws {
+    /// The `password_hash` of an account without a password (created by a sign-in provider): no bcrypt hash is
+    /// empty, and password login skips such rows.
+    static let noPassword = ""
+
+    /// Inserts a user's row (on its own, or inside the caller's transaction). `emailKey`, the unique
+    /// `email_normalized`, defaults to the normalized email.
+    package static func insert(
+        _ user: User, passwordHash: String, emailKey: String? = nil, _ executor: any SQLExecutor
+    ) async throws {
         let created = user.createdAt.millisecondsSince1970
         try await executor.execute("""
             INSERT INTO users (id, email, email_normalized, password_hash, nickname, description, company, subjects,
                 profile_image_id, lat, lon, keyword_location, detail_location, terms_version, terms_accepted_at, created_at, updated_at)
-            VALUES (\(user.id), \(user.email), \(UserRules.normalizedEmail(user.email)), \(passwordHash), \(user.nickname),
+            VALUES (\(user.id), \(user.email), \(emailKey ?? UserRules.normalizedEmail(user.email)), \(passwordHash), \(user.nickname),
                 \(user.description), \(user.company), \(StoredList.encode(user.subjects)), \(user.profileImageId),
                 \(user.location?.lat), \(user.location?.lon), \(user.keywordLocation), \(user.detailLocation),
                 \(user.termsVersion), \(user.termsAcceptedAt?.millisecondsSince1970), \(created), \(created))
@@ -40,7 +47,10 @@ public struct SQLUserRepository: UserRepository {
     }
 
     public func credentials(email: String) async throws -> UserCredentials? {
-        try await database.row("SELECT id, password_hash FROM users WHERE email_normalized = \(UserRules.normalizedEmail(email))")
+        try await database.row("""
+            SELECT id, password_hash FROM users
+            WHERE email_normalized = \(UserRules.normalizedEmail(email)) AND password_hash <> \(Self.noPassword)
+            """)
             .map { row in UserCredentials(userId: try row["id"], passwordHash: try row["password_hash"]) }
     }
 
@@ -75,7 +85,7 @@ public struct SQLUserRepository: UserRepository {
                 UPDATE classes SET favorite_count = favorite_count - 1
                 WHERE id IN (SELECT class_id FROM favorites WHERE user_id = \(id))
                 """)
-            for table in ["favorites", "sessions", "notifications", "alert_index", "alerts"] {
+            for table in ["favorites", "sessions", "refresh_tokens", "identities", "notifications", "alert_index", "alerts"] {
                 try await db.execute("DELETE FROM \(raw: table) WHERE user_id = \(id)")
             }
             try await db.execute("DELETE FROM blocks WHERE blocker_id = \(id) OR blocked_id = \(id)")
