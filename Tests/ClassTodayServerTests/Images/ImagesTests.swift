@@ -30,7 +30,8 @@ struct ImagesTests {
             #expect(json["width"] as? Int == width)
             #expect(json["height"] as? Int == height)
             let url = try #require(json["url"] as? String)
-            let download = try await client.send(.get, url)
+            // The uploader's own token: other callers get a HEIC/HEIF as its JPEG variant.
+            let download = try await client.send(.get, url, token: token)
             #expect(download.status == .ok)
             #expect(download.headers[.contentType] == contentType)
             #expect(download.body.readableBytes == json["bytes"] as? Int)
