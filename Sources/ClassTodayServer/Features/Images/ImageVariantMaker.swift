@@ -1,7 +1,6 @@
 import ClassTodayCore
 import Foundation
 import Logging
-import NIOPosix
 
 /// Finds the stored variants of originals, making each one on its first request: at most ``concurrency`` renders at
 /// once on ``ImageWorkerPool``, and one render for any number of concurrent requests of the same variant (which is
@@ -32,7 +31,7 @@ public actor ImageVariantMaker {
         }
         let render = Task { [images, renderer, limit, logger] in
             try await limit.run {
-                try await ImageWorkerPool.shared.runIfActive {
+                try await ImageWorkerPool.run {
                     let start = ContinuousClock.now
                     let data = try renderer.render(file: images.path(sha256: sha256), variant: variant, encoding: encoding)
                     try images.storeVariant(data, sha256: sha256, variant: variant, encoding: encoding)

@@ -11,6 +11,11 @@ public enum ImageWorkerPool {
         pool.start()
         return pool
     }()
+
+    /// Runs `body` on one of the pool's threads and returns its result.
+    public static func run<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+        try await shared.runIfActive(body)
+    }
 }
 
 /// At most a fixed number of holders at once; the others wait in arrival order.
