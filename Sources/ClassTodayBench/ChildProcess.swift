@@ -1,42 +1,56 @@
+import CVips
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
-/// Runs another program and reports what it cost: wall time and its peak resident memory (from `wait4`'s resource
-/// usage, which `Foundation.Process` does not give).
+/// Runs another program and reports what it cost: its wall time and peak resident memory.
+///
+/// The program is started by a small Python helper that forks and waits for it, because a child this process spawns
+/// directly (`posix_spawn` shares the parent's memory until `exec`) reports this process's resident size as its own
+/// peak in `wait4`'s resource usage.
 struct ChildProcess {
     /// What one run cost.
     struct Run {
-        /// Wall time from spawn to exit.
+        /// Wall time from fork to exit, measured by the helper.
         let duration: Duration
-        /// Peak resident set size of the child, in KiB.
+        /// Peak resident set size of the program, in KiB.
         let maxResidentKiB: Int
         /// Whether it exited with status 0.
         let succeeded: Bool
     }
 
-    /// Runs `arguments` (the first names the program, by path) with standard output and error discarded.
+    /// The helper: forks, execs the arguments with output discarded, waits, prints seconds, peak KiB and status.
+    private static let helper = """
+        import os, sys, time
+        start = time.monotonic()
+        pid = os.fork()
+        if pid == 0:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, 1); os.dup2(null, 2)
+            try:
+                os.execv(sys.argv[1], sys.argv[1:])
+            finally:
+                os._exit(127)
+        _, status, usage = os.wait4(pid, 0)
+        print(time.monotonic() - start, usage.ru_maxrss, os.waitstatus_to_exitcode(status))
+        """
+
+    /// The Python interpreter that runs the helper.
+    static let python = "/usr/bin/python3"
+
+    /// Runs `arguments` (the first names the program, by path).
     static func run(_ arguments: [String]) throws -> Run {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let start = ContinuousClock.now
-        let spawned = posix_spawn(&pid, arguments[0], &actions, nil, &argv, environ)
-        guard spawned == 0 else { throw CocoaError(.executableLoad) }
-        var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 {
-            guard errno == EINTR else { throw CocoaError(.executableLoad) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["-c", helper] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let fields = String(decoding: data, as: UTF8.self).split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        guard fields.count == 3, let seconds = Double(fields[0]), let peak = Int(fields[1]), let status = Int(fields[2]) else {
+            throw CocoaError(.executableLoad, userInfo: [NSFilePathErrorKey: arguments.first ?? ""])
         }
-        let duration = ContinuousClock.now - start
-        let exited = (status & 0x7F) == 0
-        return Run(duration: duration, maxResidentKiB: usage.ru_maxrss, succeeded: exited && ((status >> 8) & 0xFF) == 0)
+        return Run(duration: .nanoseconds(Int64(seconds * 1e9)), maxResidentKiB: peak, succeeded: status == 0)
     }
 }
 
@@ -47,11 +61,12 @@ enum ResidentMemory {
     /// This process's peak resident set size since its start or the last ``resetPeak()`` (`VmHWM`), in KiB.
     static var peakKiB: Int { kiB("VmHWM:", process: "self") ?? 0 }
 
-    /// Resets this process's peak to its current size (writing 5 to `/proc/self/clear_refs`); false where the
-    /// kernel refuses.
+    /// Returns freed heap memory to the system, then resets this process's peak to its current size (writing 5 to
+    /// `/proc/self/clear_refs`); false where the kernel refuses.
     @discardableResult
     static func resetPeak() -> Bool {
-        (try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)) != nil
+        ct_release_free_memory()
+        return (try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)) != nil
     }
 
     /// The value of the `name` line (`VmRSS:`, `VmHWM:`) of `process` (a pid or `self`), in KiB.
