@@ -127,16 +127,11 @@ struct BenchCommand: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
-            let configuration = try await options.resolve()
-            var logger = Logger(label: "classtoday.bench.alerts")
-            logger.logLevel = configuration.logLevel
-            var benchOptions = AlertBenchmark.Options()
-            benchOptions.alerts = alerts
-            benchOptions.classes = classes
-            let benchmark = try await AlertBenchmark.prepare(benchOptions, configuration: configuration, logger: logger)
-            let bar = Console.ProgressBar("running")
-            for line in try await benchmark.run(progress: { bar.update($0, of: $1) }) {
-                Console.line(line)
+            try await BenchCommand.report(options, label: "classtoday.bench.alerts", stage: "running") { configuration, logger, progress in
+                var benchOptions = AlertBenchmark.Options()
+                benchOptions.alerts = alerts
+                benchOptions.classes = classes
+                return try await AlertBenchmark.prepare(benchOptions, configuration: configuration, logger: logger).run(progress: progress)
             }
         }
     }
@@ -165,17 +160,27 @@ struct BenchCommand: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
-            let configuration = try await options.resolve()
-            var logger = Logger(label: "classtoday.bench.images")
-            logger.logLevel = configuration.logLevel
-            var benchOptions = ImageBenchmark.Options()
-            (benchOptions.files, benchOptions.width, benchOptions.height) = (files, width, height)
-            (benchOptions.vipsthumbnail, benchOptions.convert) = (vipsthumbnail, convert)
-            let bar = Console.ProgressBar("generating")
-            let benchmark = ImageBenchmark(benchOptions, dataDirectory: configuration.dataDirectory, logger: logger)
-            for line in try await benchmark.run(progress: { bar.update($0, of: $1) }) {
-                Console.line(line)
+            try await BenchCommand.report(options, label: "classtoday.bench.images", stage: "generating") { configuration, _, progress in
+                var benchOptions = ImageBenchmark.Options()
+                (benchOptions.files, benchOptions.width, benchOptions.height) = (files, width, height)
+                (benchOptions.vipsthumbnail, benchOptions.convert) = (vipsthumbnail, convert)
+                return try await ImageBenchmark(benchOptions, dataDirectory: configuration.dataDirectory).run(progress: progress)
             }
+        }
+    }
+
+    /// Resolves the configuration and a logger labelled `label`, runs `benchmark` with a progress bar named `stage`,
+    /// and prints the report's lines.
+    static func report(
+        _ options: ServerOptions, label: String, stage: String,
+        _ benchmark: (AppConfiguration, Logger, @escaping @Sendable (Int, Int) -> Void) async throws -> [String]
+    ) async throws {
+        let configuration = try await options.resolve()
+        var logger = Logger(label: label)
+        logger.logLevel = configuration.logLevel
+        let bar = Console.ProgressBar(stage)
+        for line in try await benchmark(configuration, logger, { bar.update($0, of: $1) }) {
+            Console.line(line)
         }
     }
 }
