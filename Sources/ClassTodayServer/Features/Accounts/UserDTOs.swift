@@ -152,10 +152,14 @@ enum ImageURL {
 
 /// `{thumb, card, full}`: the URL paths of an image's variants, which every client decodes (WebP or JPEG by `Accept`).
 struct ImageVariantLinks: Encodable, Equatable {
+    /// The path of the variant that fits 320 x 320.
     let thumb: String
+    /// The path of the variant that fits 800 x 800.
     let card: String
+    /// The path of the variant that fits 2048 x 2048.
     let full: String
 
+    /// The links of the image `imageId`.
     init(imageId: String) {
         thumb = ImageURL.path(for: imageId, variant: .thumb)
         card = ImageURL.path(for: imageId, variant: .card)
