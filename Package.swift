@@ -40,10 +40,16 @@ let package = Package(
             name: "ClassTodayCore",
             swiftSettings: swiftSettings
         ),
+        .systemLibrary(
+            name: "CVips",
+            pkgConfig: "vips",
+            providers: [.apt(["libvips-dev"])]
+        ),
         .target(
             name: "ClassTodayServer",
             dependencies: [
                 "ClassTodayCore",
+                "CVips",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -88,6 +94,7 @@ let package = Package(
                 "ClassTodayCore",
                 "ClassTodayServer",
                 "ClassTodaySeed",
+                "CVips",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -134,6 +141,7 @@ let package = Package(
                 "ClassTodayServer",
                 "ClassTodaySeed",
                 "ClassTodayTestSupport",
+                "CVips",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "NIOPosix", package: "swift-nio"),

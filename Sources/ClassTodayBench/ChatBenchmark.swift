@@ -327,11 +327,7 @@ public struct ChatBenchmark: Sendable {
 
     /// VmRSS of a process, in KiB.
     static func residentKiB(_ pid: Int32) -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-        }
-        return nil
+        ResidentMemory.kiB("VmRSS:", process: "\(pid)")
     }
 
     /// The process listening on a loopback TCP port, found through /proc.

@@ -24,6 +24,8 @@ public struct LatencySample: Sendable {
         return sorted[min(max(rank, 0), sorted.count - 1)]
     }
 
+    /// The arithmetic mean (NaN without runs).
+    var mean: Double { milliseconds.isEmpty ? .nan : milliseconds.reduce(0, +) / Double(milliseconds.count) }
     /// The median.
     var median: Double { percentile(0.5) }
     /// The 99th percentile.

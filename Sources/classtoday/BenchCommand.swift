@@ -8,7 +8,7 @@ import Logging
 /// `classtoday bench`: performance benchmarks, run against a release build.
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench", abstract: "Run a benchmark and print its report.", subcommands: [SearchBench.self, ChatBench.self, AlertsBench.self])
+        commandName: "bench", abstract: "Run a benchmark and print its report.", subcommands: [SearchBench.self, ChatBench.self, AlertsBench.self, ImagesBench.self])
 
     /// `classtoday bench search`.
     struct SearchBench: AsyncParsableCommand {
@@ -127,17 +127,60 @@ struct BenchCommand: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
-            let configuration = try await options.resolve()
-            var logger = Logger(label: "classtoday.bench.alerts")
-            logger.logLevel = configuration.logLevel
-            var benchOptions = AlertBenchmark.Options()
-            benchOptions.alerts = alerts
-            benchOptions.classes = classes
-            let benchmark = try await AlertBenchmark.prepare(benchOptions, configuration: configuration, logger: logger)
-            let bar = Console.ProgressBar("running")
-            for line in try await benchmark.run(progress: { bar.update($0, of: $1) }) {
-                Console.line(line)
+            try await BenchCommand.report(options, label: "classtoday.bench.alerts", stage: "running") { configuration, logger, progress in
+                var benchOptions = AlertBenchmark.Options()
+                benchOptions.alerts = alerts
+                benchOptions.classes = classes
+                return try await AlertBenchmark.prepare(benchOptions, configuration: configuration, logger: logger).run(progress: progress)
             }
+        }
+    }
+
+    /// `classtoday bench images`.
+    struct ImagesBench: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "images",
+            abstract: "Time thumbnails of generated phone-sized JPEGs against vipsthumbnail and ImageMagick; peak memory of two uploads at once.")
+
+        @Option(help: "How many JPEGs to generate (kept in the data folder for later runs).")
+        var files = 100
+
+        @Option(help: "The JPEGs' width in pixels.")
+        var width = 4000
+
+        @Option(help: "The JPEGs' height in pixels.")
+        var height = 3000
+
+        @Option(help: "The vipsthumbnail program (apt-get install libvips-tools).")
+        var vipsthumbnail = "/usr/bin/vipsthumbnail"
+
+        @Option(help: "ImageMagick's convert program (apt-get install imagemagick).")
+        var convert = "/usr/bin/convert"
+
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            try await BenchCommand.report(options, label: "classtoday.bench.images", stage: "generating") { configuration, _, progress in
+                var benchOptions = ImageBenchmark.Options()
+                (benchOptions.files, benchOptions.width, benchOptions.height) = (files, width, height)
+                (benchOptions.vipsthumbnail, benchOptions.convert) = (vipsthumbnail, convert)
+                return try await ImageBenchmark(benchOptions, dataDirectory: configuration.dataDirectory).run(progress: progress)
+            }
+        }
+    }
+
+    /// Resolves the configuration and a logger labelled `label`, runs `benchmark` with a progress bar named `stage`,
+    /// and prints the report's lines.
+    static func report(
+        _ options: ServerOptions, label: String, stage: String,
+        _ benchmark: (AppConfiguration, Logger, @escaping @Sendable (Int, Int) -> Void) async throws -> [String]
+    ) async throws {
+        let configuration = try await options.resolve()
+        var logger = Logger(label: label)
+        logger.logLevel = configuration.logLevel
+        let bar = Console.ProgressBar(stage)
+        for line in try await benchmark(configuration, logger, { bar.update($0, of: $1) }) {
+            Console.line(line)
         }
     }
 }

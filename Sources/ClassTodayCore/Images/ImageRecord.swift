@@ -65,8 +65,13 @@ public protocol ImageRepository: Sendable {
     func contains(sha256: String) -> Bool
     /// The file path of stored bytes, for streaming them out.
     func path(sha256: String) -> String
-    /// Deletes stored bytes; nothing happens when they are absent.
+    /// Deletes stored bytes and their variants; nothing happens when they are absent.
     func remove(sha256: String) throws
+    /// The file path of a variant of the stored bytes with this hash (present or not).
+    func variantPath(sha256: String, variant: ImageVariant, encoding: VariantEncoding) -> String
+    /// Stores the encoded bytes of a variant of the original with this hash, atomically (a reader sees the whole
+    /// file or none); storing the same variant twice keeps one.
+    func storeVariant(_ data: Data, sha256: String, variant: ImageVariant, encoding: VariantEncoding) throws
 }
 
 /// Who may do what with an image.

@@ -22,6 +22,11 @@ public struct AppConfiguration: Sendable {
     public var maxBodyBytes: Int = 1 << 20
     /// Largest accepted image upload, in bytes.
     public var maxImageBytes: Int = 10 << 20
+    /// Largest accepted image, in pixels (width x height), checked from the header at upload and before any
+    /// decoding, so that a decompression bomb is refused (413) without being decoded.
+    public var maxImagePixels: Int = 50_000_000
+    /// How many image variants are made at once (each holds a decoder and an encoder in memory).
+    public var imageVariantConcurrency: Int = 2
     /// Requests per minute per client for ordinary routes; 0 turns rate limiting off.
     public var rateLimitPerMinute: Int = 600
     /// Requests per minute per client address for signup and login.
@@ -68,6 +73,7 @@ extension AppConfiguration {
     ///
     /// Keys (environment variables in brackets): `host` (CLASSTODAY_HOST), `port`, `dataDir`, `databaseUrl`,
     /// `migrationsDir`, `logLevel`, `limits.bodyBytes` (CLASSTODAY_LIMITS_BODY_BYTES), `limits.imageBytes`,
+    /// `limits.imagePixels`, `images.variantConcurrency`,
     /// `rateLimit` (per minute, 0 = off), `authRateLimit`, `bcrypt.cost`, `tokens.lifetimeSeconds`,
     /// `sqlite.durableCommits`, `images.unattachedGraceSeconds`, `cleanup.intervalSeconds`, `bannedWords.path`
     /// (CLASSTODAY_BANNED_WORDS_PATH), `bannedWords.checkSeconds`, `terms.version` (CLASSTODAY_TERMS_VERSION),
@@ -86,6 +92,8 @@ extension AppConfiguration {
         config.logLevel = logLevel
         config.maxBodyBytes = reader.int(forKey: "limits.bodyBytes", default: config.maxBodyBytes)
         config.maxImageBytes = reader.int(forKey: "limits.imageBytes", default: config.maxImageBytes)
+        config.maxImagePixels = reader.int(forKey: "limits.imagePixels", default: config.maxImagePixels)
+        config.imageVariantConcurrency = reader.int(forKey: "images.variantConcurrency", default: config.imageVariantConcurrency)
         config.rateLimitPerMinute = reader.int(forKey: "rateLimit", default: config.rateLimitPerMinute)
         config.authRateLimitPerMinute = reader.int(forKey: "authRateLimit", default: config.authRateLimitPerMinute)
         config.bcryptCost = reader.int(forKey: "bcrypt.cost", default: config.bcryptCost)
@@ -108,6 +116,10 @@ extension AppConfiguration {
         guard (4...31).contains(bcryptCost) else { throw ConfigurationError.invalid(key: "bcrypt.cost", reason: "must be 4 to 31") }
         guard maxBodyBytes > 0 else { throw ConfigurationError.invalid(key: "limits.bodyBytes", reason: "must be positive") }
         guard maxImageBytes > 0 else { throw ConfigurationError.invalid(key: "limits.imageBytes", reason: "must be positive") }
+        guard maxImagePixels > 0 else { throw ConfigurationError.invalid(key: "limits.imagePixels", reason: "must be positive") }
+        guard (1...64).contains(imageVariantConcurrency) else {
+            throw ConfigurationError.invalid(key: "images.variantConcurrency", reason: "must be 1 to 64")
+        }
         guard rateLimitPerMinute >= 0, authRateLimitPerMinute >= 0 else {
             throw ConfigurationError.invalid(key: "rateLimit", reason: "must not be negative")
         }

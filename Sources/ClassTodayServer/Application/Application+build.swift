@@ -193,9 +193,13 @@ func buildRouter(_ environment: ServerEnvironment, hub: ChatHub, fanOut: AlertFa
         .addRoutes(to: api)
     RecommendationsController(classes: environment.classes).addRoutes(to: api)
     AlertsController(alerts: environment.alerts).addRoutes(to: api)
+    let renderer = VipsImageRenderer(maxPixels: configuration.maxImagePixels)
     ImagesController(
         records: environment.imageRecords, images: environment.images,
-        upload: ImageUpload(limit: configuration.maxImageBytes, spoolFolder: (configuration.imagesDirectory as NSString).appendingPathComponent("tmp"))
+        variants: ImageVariantMaker(
+            images: environment.images, renderer: renderer, concurrency: configuration.imageVariantConcurrency, logger: logger),
+        upload: ImageUpload(limit: configuration.maxImageBytes, spoolFolder: (configuration.imagesDirectory as NSString).appendingPathComponent("tmp")),
+        maxPixels: renderer.maxPixels
     ).addRoutes(to: api)
     ChatController(chats: environment.chats, hub: hub, logger: logger).addRoutes(to: api)
     MatchesController(matches: environment.matches, classes: environment.classes, users: environment.users, hub: hub, fanOut: fanOut)

@@ -69,6 +69,9 @@ struct ImageFuzzTests {
         #expect(JPEGLocationScrubber.removingLocation(from: scrubbed) == scrubbed)
         #expect(!JPEGLocationScrubber.containsLocationMetadata(scrubbed))
         _ = JPEGLocationScrubber.containsLocationMetadata(input)
+        let stripped = WebPMetadataStripper.removingMetadata(from: input)
+        #expect(stripped.count <= input.count)
+        #expect(WebPMetadataStripper.removingMetadata(from: stripped) == stripped)
     }
 
     /// Tests: random bytes, with and without format signatures.

@@ -72,7 +72,7 @@ struct ChatFrameTests {
             #expect(frame["type"] as? String == "message")
             #expect(frame["roomId"] as? String == message.roomId)
             #expect(frame["message"] as? NSDictionary == http)
-            #expect(http.count == 10)
+            #expect(http.count == 11)
         }
     }
 

@@ -30,7 +30,8 @@ struct ImagesTests {
             #expect(json["width"] as? Int == width)
             #expect(json["height"] as? Int == height)
             let url = try #require(json["url"] as? String)
-            let download = try await client.send(.get, url)
+            // The uploader's own token: other callers get a HEIC/HEIF as its JPEG variant.
+            let download = try await client.send(.get, url, token: token)
             #expect(download.status == .ok)
             #expect(download.headers[.contentType] == contentType)
             #expect(download.body.readableBytes == json["bytes"] as? Int)
@@ -189,9 +190,9 @@ struct ImagesTests {
             let foreign = try #require(try await client.upload(TestImages.png(width: 3, height: 3), contentType: "image/png", token: other).jsonObject()["id"] as? String)
 
             let created = try await client.createClass(token: owner, ["imageIds": [second, first]])
-            let images = try #require(created["images"] as? [[String: String]])
-            #expect(images.map { $0["id"] } == [second, first])
-            #expect(images.first?["url"] == "/v1/images/\(second)")
+            let images = try #require(created["images"] as? [[String: Any]])
+            #expect(images.map { $0["id"] as? String } == [second, first])
+            #expect(images.first?["url"] as? String == "/v1/images/\(second)")
 
             let stolen = try await client.send(.post, "/v1/classes", json: type(of: client).classBody(["imageIds": [foreign]]), token: owner)
             #expect(try stolen.problemFields() == ["imageIds"])

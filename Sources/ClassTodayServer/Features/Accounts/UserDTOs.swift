@@ -12,6 +12,8 @@ struct UserResponse: ResponseEncodable {
     @Nullable var company: String?
     let subjects: [Subject]
     @Nullable var profileImageUrl: String?
+    /// The profile picture's variants, null without a picture.
+    @Nullable var profileImageVariants: ImageVariantLinks?
     @Nullable var location: GeoPoint?
     @Nullable var keywordLocation: String?
     @Nullable var detailLocation: String?
@@ -34,6 +36,7 @@ struct UserResponse: ResponseEncodable {
     init(user: User, currentTermsVersion: String) {
         (id, email, nickname, description, company) = (user.id, user.email, user.nickname, user.description, user.company)
         (subjects, profileImageUrl) = (user.subjects, user.profileImageId.map(ImageURL.path(for:)))
+        profileImageVariants = user.profileImageId.map(ImageVariantLinks.init(imageId:))
         (location, keywordLocation, detailLocation) = (user.location, user.keywordLocation, user.detailLocation)
         (termsAccepted, termsUpToDate) = (user.termsVersion, user.termsVersion == currentTermsVersion)
         (rating, createdAt) = (user.rating, user.createdAt)
@@ -49,11 +52,14 @@ struct PublicProfileResponse: ResponseEncodable {
     @Nullable var company: String?
     let subjects: [Subject]
     @Nullable var profileImageUrl: String?
+    /// The profile picture's variants, null without a picture.
+    @Nullable var profileImageVariants: ImageVariantLinks?
     let rating: Rating
 
     init(user: User) {
         (id, nickname, description, company) = (user.id, user.nickname, user.description, user.company)
         (subjects, profileImageUrl, rating) = (user.subjects, user.profileImageId.map(ImageURL.path(for:)), user.rating)
+        profileImageVariants = user.profileImageId.map(ImageVariantLinks.init(imageId:))
     }
 }
 
@@ -157,5 +163,36 @@ enum ImageURL {
     /// The URL path of an image, relative to the server's base URL.
     static func path(for imageId: String) -> String {
         "/v1/images/\(imageId)"
+    }
+
+    /// The URL path of a variant of an image.
+    static func path(for imageId: String, variant: ImageVariant) -> String {
+        "/v1/images/\(imageId)/\(variant.rawValue)"
+    }
+}
+
+/// `{thumb, card, full}`: the URL paths of an image's variants, which every client decodes (WebP or JPEG by `Accept`).
+struct ImageVariantLinks: Encodable, Equatable {
+    /// The path of the variant that fits 320 x 320.
+    let thumb: String
+    /// The path of the variant that fits 800 x 800.
+    let card: String
+    /// The path of the variant that fits 2048 x 2048.
+    let full: String
+
+    /// The links of the image `imageId`.
+    init(imageId: String) {
+        thumb = ImageURL.path(for: imageId, variant: .thumb)
+        card = ImageURL.path(for: imageId, variant: .card)
+        full = ImageURL.path(for: imageId, variant: .full)
+    }
+
+    /// The object as JSON text, for ``JSONObjectWriter``.
+    var jsonText: String {
+        var object = JSONObjectWriter()
+        object.add("thumb", thumb)
+        object.add("card", card)
+        object.add("full", full)
+        return object.finish()
     }
 }

@@ -7,7 +7,7 @@ struct MessageResponse: ResponseEncodable {
     let message: ChatMessage
 
     private enum CodingKeys: String, CodingKey {
-        case id, roomId, seq, senderId, kind, text, imageUrl, clientId, sentAt, removed
+        case id, roomId, seq, senderId, kind, text, imageUrl, imageVariants, clientId, sentAt, removed
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -19,6 +19,7 @@ struct MessageResponse: ResponseEncodable {
         try container.encode(message.kind, forKey: .kind)
         try container.encode(message.text, forKey: .text)
         try container.encode(message.imageId.map(ImageURL.path(for:)), forKey: .imageUrl)
+        try container.encode(message.imageId.map(ImageVariantLinks.init(imageId:)), forKey: .imageVariants)
         try container.encode(message.clientId, forKey: .clientId)
         try container.encode(message.sentAt, forKey: .sentAt)
         try container.encode(message.removed, forKey: .removed)
@@ -71,6 +72,7 @@ enum ServerFrame {
         object.add("kind", message.kind.rawValue)
         object.add("text", message.text)
         object.add("imageUrl", message.imageId.map(ImageURL.path(for:)))
+        object.add("imageVariants", json: message.imageId.map { ImageVariantLinks(imageId: $0).jsonText } ?? "null")
         object.add("clientId", message.clientId)
         object.add("sentAt", message.sentAt)
         object.add("removed", message.removed)

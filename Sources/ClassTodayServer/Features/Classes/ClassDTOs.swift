@@ -30,10 +30,11 @@ struct ClassResponse: ResponseEncodable {
     let createdAt: Date
     let updatedAt: Date
 
-    /// `{id, url}` of one of the class's images.
+    /// `{id, url, variants}` of one of the class's images.
     struct ImageLink: Encodable {
         let id: String
         let url: String
+        let variants: ImageVariantLinks
     }
 
     init(view: ClassView) {
@@ -42,23 +43,27 @@ struct ClassResponse: ResponseEncodable {
         (time, place, location, keywordLocation) = (listing.time, listing.place, listing.location, listing.keywordLocation)
         (price, priceUnit, subjects, targets) = (listing.price, listing.priceUnit, listing.subjects, listing.targets)
         (capacity, status, favoriteCount, isFavorite) = (listing.capacity, listing.status, listing.favoriteCount, view.isFavorite)
-        images = listing.imageIds.map { ImageLink(id: $0, url: ImageURL.path(for: $0)) }
+        images = listing.imageIds.map { ImageLink(id: $0, url: ImageURL.path(for: $0), variants: ImageVariantLinks(imageId: $0)) }
         writer = WriterResponse(view.writer)
         distance = view.distance.map { ($0 * 10).rounded() / 10 }
         (createdAt, updatedAt, hidden) = (listing.createdAt, listing.updatedAt, listing.hiddenAt != nil)
     }
 }
 
-/// A user as shown next to what they wrote: `{id, nickname, profileImageUrl, rating}` (writers, room members).
+/// A user as shown next to what they wrote: `{id, nickname, profileImageUrl, profileImageVariants, rating}` (writers,
+/// room members).
 struct WriterResponse: Encodable {
     let id: String
     let nickname: String
     @Nullable var profileImageUrl: String?
+    /// The profile picture's variants, null without a picture.
+    @Nullable var profileImageVariants: ImageVariantLinks?
     let rating: Rating
 
     init(_ summary: WriterSummary) {
         (id, nickname, rating) = (summary.id, summary.nickname, summary.rating)
         profileImageUrl = summary.profileImageId.map(ImageURL.path(for:))
+        profileImageVariants = summary.profileImageId.map(ImageVariantLinks.init(imageId:))
     }
 }
 

@@ -5,7 +5,8 @@ import Foundation
 /// Image bytes on the local disk (or a folder shared by several nodes), content-addressed by SHA-256 into a
 /// two-level sharded tree: `root/ab/cd/abcd…`. Writes go to `root/tmp/` first, are flushed with `fsync`, and
 /// are renamed into place, so that a crash never leaves a half-written image under its name; renaming the same
-/// bytes over themselves is harmless, so two nodes storing the same image at once is safe.
+/// bytes over themselves is harmless, so two nodes storing the same image at once is safe. Variants live beside
+/// their original as `abcd….thumb.webp`, written the same way.
 public struct DiskImageRepository: ImageRepository {
     /// The root folder.
     public let root: URL
@@ -20,6 +21,31 @@ public struct DiskImageRepository: ImageRepository {
 
     public func prepare(_ data: Data) throws -> PreparedBlob {
         let sha256 = SHA256.hash(data: data).hexString
+        return PreparedBlob(sha256: sha256, bytes: data.count, temporaryPath: try writeTemporaryFile(data))
+    }
+
+    public func commit(_ blob: PreparedBlob) throws {
+        let destination = URL(fileURLWithPath: path(sha256: blob.sha256))
+        if FileManager.default.fileExists(atPath: destination.path) {
+            discard(blob)
+            return
+        }
+        try move(blob.temporaryPath, to: destination)
+        Self.synchronizeFolder(destination.deletingLastPathComponent())
+    }
+
+    public func variantPath(sha256: String, variant: ImageVariant, encoding: VariantEncoding) -> String {
+        path(sha256: sha256) + ".\(variant.rawValue).\(encoding.rawValue)"
+    }
+
+    public func storeVariant(_ data: Data, sha256: String, variant: ImageVariant, encoding: VariantEncoding) throws {
+        // A variant can be made again, so its folder entry is not flushed; its bytes are, so that a crash never
+        // leaves a torn file that would be served as immutable.
+        try move(try writeTemporaryFile(data), to: URL(fileURLWithPath: variantPath(sha256: sha256, variant: variant, encoding: encoding)))
+    }
+
+    /// Writes `data` to a new file in the temporary folder, flushed to disk, and returns its path.
+    private func writeTemporaryFile(_ data: Data) throws -> String {
         let temporary = temporaryFolder.appendingPathComponent("\(UUID().uuidString).part")
         guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
             throw CocoaError(.fileWriteUnknown)
@@ -33,22 +59,22 @@ public struct DiskImageRepository: ImageRepository {
             try? FileManager.default.removeItem(at: temporary)
             throw error
         }
-        return PreparedBlob(sha256: sha256, bytes: data.count, temporaryPath: temporary.path)
+        return temporary.path
     }
 
-    public func commit(_ blob: PreparedBlob) throws {
-        let destination = URL(fileURLWithPath: path(sha256: blob.sha256))
-        if FileManager.default.fileExists(atPath: destination.path) {
-            discard(blob)
-            return
+    /// Renames a temporary file to `destination`, creating its folder; the temporary file is gone either way.
+    private func move(_ temporaryPath: String, to destination: URL) throws {
+        do {
+            try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporaryPath)
+            throw error
         }
-        try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
         // rename(2) replaces atomically; a concurrent writer of the same bytes leaves identical content.
-        guard rename(blob.temporaryPath, destination.path) == 0 else {
-            discard(blob)
+        guard rename(temporaryPath, destination.path) == 0 else {
+            try? FileManager.default.removeItem(atPath: temporaryPath)
             throw CocoaError(.fileWriteUnknown)
         }
-        Self.synchronizeFolder(destination.deletingLastPathComponent())
     }
 
     public func discard(_ blob: PreparedBlob) {
@@ -68,8 +94,18 @@ public struct DiskImageRepository: ImageRepository {
 
     public func remove(sha256: String) throws {
         guard Self.isHexDigest(sha256) else { return }
+        for variant in ImageVariant.allCases {
+            for encoding in VariantEncoding.allCases {
+                try Self.removeIfPresent(variantPath(sha256: sha256, variant: variant, encoding: encoding))
+            }
+        }
+        try Self.removeIfPresent(path(sha256: sha256))
+    }
+
+    /// Deletes the file at `path`; nothing happens when it is absent.
+    private static func removeIfPresent(_ path: String) throws {
         do {
-            try FileManager.default.removeItem(atPath: path(sha256: sha256))
+            try FileManager.default.removeItem(atPath: path)
         } catch CocoaError.fileNoSuchFile {
             return
         }
