@@ -85,7 +85,9 @@ def test_search_lists_the_nearest_first_and_opens_a_class(open_console, world, s
     assert "기타선생" in detail.text_content()
     image = detail.locator(".images img")
     assert image.count() == 1
-    assert image.get_attribute("src") == world["image"]["url"]
+    # The list shows the card variant (fits 800 x 800, never upscaled), decoded by the browser; the link opens full.
+    assert image.get_attribute("src") == world["image"]["url"] + "/card"
+    assert detail.locator(".images a").get_attribute("href") == world["image"]["url"] + "/full"
     page.wait_for_function("() => document.querySelector('#class-detail .images img').naturalWidth === 96")
     console.screenshot("03-class-detail")
 

@@ -248,7 +248,7 @@ export class Chat {
     const kind = message.kind === "system" ? "system" : mine ? "mine" : "theirs";
     const item = el("li", { className: `message ${kind}${message.removed ? " removed" : ""}`, dataset: { seq: message.seq ?? "" } },
       el("span", { className: "text" }, message.text ?? ""),
-      message.imageUrl ? el("img", { src: message.imageUrl, alt: "image", className: "chat-image" }) : null,
+      message.imageUrl ? el("img", { src: message.imageVariants?.card ?? message.imageUrl, alt: "image", className: "chat-image" }) : null,
       el("span", { className: "meta" }, formatTime(message.sentAt), mine ? el("span", { className: "receipt" }, status ?? "sent") : null));
     if (kind === "theirs" && !message.removed) {
       const report = el("button", { type: "button", className: "link report-message" }, "report");

@@ -122,7 +122,8 @@ export class Explore {
         el("dt", {}, "favourites"), el("dd", {}, String(item.favoriteCount))),
       el("p", { className: "description" }, item.description),
       el("div", { className: "images" }, item.images.map((image) =>
-        el("a", { href: image.url, target: "_blank", rel: "noopener" }, el("img", { src: image.url, alt: item.name, loading: "lazy" })))),
+        el("a", { href: image.variants?.full ?? image.url, target: "_blank", rel: "noopener" },
+          el("img", { src: image.variants?.card ?? image.url, alt: item.name, loading: "lazy" })))),
       this.actions(item));
     this.detail.hidden = false;
     this.map.select(id);

@@ -95,7 +95,7 @@ export class Moderate {
         el("h3", {}, item.name, item.hidden ? el("span", { className: "badge warn" }, "hidden") : null),
         el("p", { className: "muted" }, `${item.type} · ${item.status} · ${formatPrice(item.price, item.priceUnit)} · ${item.keywordLocation ?? ""}`),
         el("p", { className: "description" }, item.description),
-        el("div", { className: "images" }, item.images.map((image) => el("img", { src: image.url, alt: item.name })))));
+        el("div", { className: "images" }, item.images.map((image) => el("img", { src: image.variants?.card ?? image.url, alt: item.name })))));
     }
     if (found.targetUser) {
       const user = found.targetUser;
