@@ -23,4 +23,8 @@ public protocol ClassRepository: Sendable {
     func search(_ search: ClassSearch, viewerId: String?, page: PageRequest) async throws -> Page<ClassView>
     /// The listings written by `writerId`, newest first, as `viewerId` sees them.
     func classes(writtenBy writerId: String, viewerId: String?, page: PageRequest) async throws -> Page<ClassView>
+    /// Re-indexes, in one transaction, the next `batchSize` listings whose keyword tokens predate
+    /// ``SearchTokenizer/indexVersion``, and records the version once none are left. Returns how many it re-indexed:
+    /// 0 when the index is up to date.
+    func upgradeKeywordIndex(batchSize: Int) async throws -> Int
 }

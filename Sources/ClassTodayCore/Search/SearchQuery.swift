@@ -36,28 +36,54 @@ public struct SearchQuery: Sendable, Hashable {
         self.terms = terms
     }
 
-    /// The index tokens a matching document must have, in query order, without repetitions and at most
-    /// ``SearchTokenizer/maximumMatchTerms`` of them: a run term needs each of its bigrams (or its single
-    /// unigram), a word term needs some token starting with its own token.
-    public var tokenRequirements: [TokenRequirement] {
-        var requirements: [TokenRequirement] = []
+    /// One term's condition on the index: a document must have every token of at least one alternative.
+    public struct IndexCondition: Sendable, Hashable {
+        /// The alternatives, never empty; most terms have one.
+        public let alternatives: [[TokenRequirement]]
+    }
+
+    /// What a matching document must have in the index, term by term, at most ``SearchTokenizer/maximumMatchTerms``
+    /// tokens in all: a run term needs each of its bigrams (or its single unigram; see ``RunPattern`` for runs
+    /// typed with initial consonants or tolerating a typo), a word term needs some token starting with its own token.
+    public var conditions: [IndexCondition] {
+        var conditions: [IndexCondition] = []
+        var budget = SearchTokenizer.maximumMatchTerms
+        var seen: Set<TokenRequirement> = []
         for term in terms {
-            for requirement in Self.requirements(for: term) where !requirements.contains(requirement) {
-                requirements.append(requirement)
+            let condition = Self.condition(for: term)
+            if condition.alternatives.count == 1 {
+                // Tokens of a plain term can be left out one by one: the condition only widens.
+                let fresh = condition.alternatives[0].filter { seen.insert($0).inserted }.prefix(budget)
+                guard !fresh.isEmpty else { continue }
+                budget -= fresh.count
+                conditions.append(IndexCondition(alternatives: [Array(fresh)]))
+            } else {
+                let size = condition.alternatives.reduce(0) { $0 + $1.count }
+                guard size <= budget, !conditions.contains(condition) else { continue }
+                budget -= size
+                conditions.append(condition)
             }
         }
-        return Array(requirements.prefix(SearchTokenizer.maximumMatchTerms))
+        return conditions
+    }
+
+    /// Every token the index query names, in query order.
+    public var tokenRequirements: [TokenRequirement] {
+        conditions.flatMap { $0.alternatives.flatMap { $0 } }
     }
 
     /// Whether the index query can select documents that ``matches(_:)`` rejects, so that candidates must be
     /// confirmed: a run term of three or more characters needs its bigrams in sequence, which the index cannot
-    /// tell apart from the same bigrams elsewhere, and a long query may have had requirements left out.
+    /// tell apart from the same bigrams elsewhere; initial consonants and typos are found through coarser tokens;
+    /// and a long query may have had requirements left out.
     public var needsVerification: Bool {
-        let longRun = terms.contains { term in
-            if case .substring(let text) = term { text.unicodeScalars.count >= 3 } else { false }
+        let coarse = terms.contains { term in
+            if case .substring(let text) = term { text.unicodeScalars.count >= 3 || RunPattern(text).matchesInitials } else { false }
         }
-        let requirementCount = terms.reduce(0) { $0 + Self.requirements(for: $1).count }
-        return longRun || requirementCount > SearchTokenizer.maximumMatchTerms
+        let requirementCount = terms.reduce(0) { count, term in
+            count + Self.condition(for: term).alternatives.reduce(0) { $0 + $1.count }
+        }
+        return coarse || requirementCount > SearchTokenizer.maximumMatchTerms
     }
 
     /// The terms as text that ``SearchTokenizer/query(_:)`` parses back into this same query.
@@ -69,25 +95,35 @@ public struct SearchQuery: Sendable, Hashable {
         }.joined(separator: " ")
     }
 
-    /// An FTS5 `MATCH` expression such as `"요가" AND "가수" AND "gui"*`. Every token is a quoted string,
-    /// so no user input can make it a syntax error; run it against a column holding
-    /// ``SearchTokenizer/indexText(for:)``.
+    /// An FTS5 `MATCH` expression such as `"요가" AND "가수" AND "gui"*` (alternatives in parentheses joined by
+    /// `OR`). Every token is a quoted string, so no user input can make it a syntax error; run it against a column
+    /// holding ``SearchTokenizer/indexText(for:)``.
     public var ftsMatchExpression: String {
-        tokenRequirements.map { requirement in
+        expression(and: " AND ", or: " OR ") { requirement in
             let quoted = "\"" + requirement.token.replacingOccurrences(of: "\"", with: "\"\"") + "\""
             return requirement.isPrefix ? quoted + "*" : quoted
-        }.joined(separator: " AND ")
+        }
     }
 
-    /// A PostgreSQL `to_tsquery('simple', …)` argument such as `'요가' & '가수' & 'gui':*`, every token
-    /// quoted, for a `tsvector` built with `to_tsvector('simple', indexText)`.
+    /// A PostgreSQL `to_tsquery('simple', …)` argument such as `'요가' & '가수' & 'gui':*` (alternatives in
+    /// parentheses joined by `|`), every token quoted, for a `tsvector` built with `to_tsvector('simple', indexText)`.
     public var tsQuery: String {
-        tokenRequirements.map { requirement in
+        expression(and: " & ", or: " | ") { requirement in
             let escaped = requirement.token
                 .replacingOccurrences(of: "\\", with: "\\\\")
                 .replacingOccurrences(of: "'", with: "''")
             return requirement.isPrefix ? "'\(escaped)':*" : "'\(escaped)'"
-        }.joined(separator: " & ")
+        }
+    }
+
+    /// ``conditions`` spelled with the given operators and token syntax.
+    private func expression(and: String, or: String, token: (TokenRequirement) -> String) -> String {
+        conditions.map { condition in
+            if condition.alternatives.count == 1 {
+                return condition.alternatives[0].map(token).joined(separator: and)
+            }
+            return "(" + condition.alternatives.map { "(" + $0.map(token).joined(separator: and) + ")" }.joined(separator: or) + ")"
+        }.joined(separator: and)
     }
 
     /// Whether `documentText` (name and description joined by a newline) satisfies every term exactly:
@@ -101,26 +137,20 @@ public struct SearchQuery: Sendable, Hashable {
     public func matches(_ document: SearchTokenizer.Document) -> Bool {
         terms.allSatisfy { term in
             switch term {
-            case .substring(let text): document.containsInRun(Array(text.unicodeScalars))
+            case .substring(let text): document.containsInRun(RunPattern(text))
             case .prefix(let text): document.containsWord(withPrefix: Array(text.unicodeScalars))
             }
         }
     }
 
-    /// The token requirements of one term.
-    private static func requirements(for term: Term) -> [TokenRequirement] {
+    /// The index condition of one term.
+    private static func condition(for term: Term) -> IndexCondition {
         switch term {
         case .prefix(let text):
             let token = SearchTokenizer.TokenEncoder.wordToken(Array(text.unicodeScalars)[...])
-            return [TokenRequirement(token: token, isPrefix: true)]
+            return IndexCondition(alternatives: [[TokenRequirement(token: token, isPrefix: true)]])
         case .substring(let text):
-            let scalars = Array(text.unicodeScalars)
-            if scalars.count == 1 {
-                return [TokenRequirement(token: SearchTokenizer.TokenEncoder.runToken(scalars[...]), isPrefix: false)]
-            }
-            return scalars.indices.dropLast().map { index in
-                TokenRequirement(token: SearchTokenizer.TokenEncoder.runToken(scalars[index...index + 1]), isPrefix: false)
-            }
+            return RunPattern(text).indexCondition
         }
     }
 }

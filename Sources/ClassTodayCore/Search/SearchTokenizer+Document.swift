@@ -40,7 +40,9 @@ extension SearchTokenizer {
             self.units = units
         }
 
-        /// The tokens to index: each word, and each unigram and bigram of each run.
+        /// The tokens to index: each word, each unigram and bigram of each run, and for each adjacent pair of
+        /// Hangul syllables (or consonants typed alone) the bigram of their initial consonants (`수학` gives `ᄉᄒ`),
+        /// which initial-consonant queries need (``SearchQuery/RunPattern``).
         func indexTokens() -> [String] {
             var tokens: [String] = []
             for unit in units {
@@ -50,8 +52,13 @@ extension SearchTokenizer {
                 case .run(let scalars):
                     for index in scalars.indices {
                         tokens.append(TokenEncoder.runToken(scalars[index...index]))
-                        if index + 1 < scalars.endIndex {
-                            tokens.append(TokenEncoder.runToken(scalars[index...index + 1]))
+                        guard index + 1 < scalars.endIndex else { continue }
+                        tokens.append(TokenEncoder.runToken(scalars[index...index + 1]))
+                        let (first, second) = (scalars[index], scalars[index + 1])
+                        // Two consonants typed alone are their own initials bigram, just added.
+                        if let firstInitial = HangulJamo.initial(of: first), let secondInitial = HangulJamo.initial(of: second),
+                           !(HangulJamo.isInitial(first) && HangulJamo.isInitial(second)) {
+                            tokens.append(TokenEncoder.runToken([firstInitial, secondInitial][...]))
                         }
                     }
                 }
@@ -59,11 +66,11 @@ extension SearchTokenizer {
             return tokens
         }
 
-        /// Whether `needle` occurs contiguously inside one run.
-        func containsInRun(_ needle: [Unicode.Scalar]) -> Bool {
+        /// Whether `pattern` occurs inside one run.
+        func containsInRun(_ pattern: SearchQuery.RunPattern) -> Bool {
             units.contains { unit in
                 guard case .run(let scalars) = unit else { return false }
-                return Self.contains(scalars, needle)
+                return pattern.isFound(in: scalars)
             }
         }
 
@@ -73,17 +80,6 @@ extension SearchTokenizer {
                 guard case .word(let scalars) = unit else { return false }
                 return scalars.starts(with: prefix)
             }
-        }
-
-        /// Whether `needle` is a contiguous part of `haystack`, comparing scalar by scalar.
-        static func contains(_ haystack: [Unicode.Scalar], _ needle: [Unicode.Scalar]) -> Bool {
-            guard !needle.isEmpty else { return true }
-            guard haystack.count >= needle.count else { return false }
-            for start in 0...(haystack.count - needle.count)
-            where haystack[start] == needle[0] && haystack[start..<start + needle.count].elementsEqual(needle) {
-                return true
-            }
-            return false
         }
     }
 

@@ -21,6 +21,10 @@ public enum SearchTokenizer {
     /// which keeps prefix search exact because a query word is cut the same way.
     public static let maximumTokenLength = 64
 
+    /// The version of ``indexTokens(for:)``: stored with the index, so that listings indexed by an earlier version
+    /// are re-indexed (``ClassRepository/upgradeKeywordIndex(batchSize:)``). Version 2 added initial-consonant bigrams.
+    public static let indexVersion = 2
+
     /// The most token requirements a query puts into its FTS5/tsquery expression. Dropping requirements
     /// only widens the candidate set, which ``SearchQuery/matches(_:)`` then filters exactly.
     public static let maximumMatchTerms = 32

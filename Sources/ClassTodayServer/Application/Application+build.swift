@@ -143,6 +143,7 @@ public func buildApplication(_ environment: ServerEnvironment, logger: Logger) -
         services: environment.storageServices + [
             hub,
             fanOut,
+            KeywordIndexUpgrade(classes: environment.classes, logger: logger),
             PeriodicJob(name: "clean-up", interval: configuration.cleanupInterval, logger: logger) {
                 try await environment.cleanUp()
             },

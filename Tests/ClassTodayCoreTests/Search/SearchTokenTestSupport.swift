@@ -12,41 +12,88 @@ enum SearchTokenTestSupport {
         return ascii || hangul
     }
 
-    /// Parses an expression of the only form the tokenizer may produce — quoted strings (with `""` for a
-    /// quote), each optionally followed by `*`, joined by ` AND ` — or returns nil if it is anything else.
-    static func parseMatchExpression(_ expression: String) -> [SearchQuery.TokenRequirement]? {
-        var requirements: [SearchQuery.TokenRequirement] = []
-        var rest = Substring(expression)
-        while true {
-            guard rest.first == "\"" else { return nil }
-            rest = rest.dropFirst()
-            var token = ""
-            while true {
-                guard let character = rest.first else { return nil }
-                rest = rest.dropFirst()
-                if character == "\"" {
-                    if rest.first == "\"" {
-                        token.append("\"")
-                        rest = rest.dropFirst()
-                    } else {
-                        break
-                    }
-                } else {
-                    token.append(character)
-                }
+    /// An FTS5 expression of the only form the tokenizer may produce.
+    indirect enum MatchExpression {
+        /// A quoted token, `*` after it for a prefix.
+        case token(SearchQuery.TokenRequirement)
+        /// Operands joined by ` AND `.
+        case all([MatchExpression])
+        /// Operands joined by ` OR `.
+        case any([MatchExpression])
+
+        /// The tokens named, in order.
+        var tokens: [SearchQuery.TokenRequirement] {
+            switch self {
+            case .token(let requirement): [requirement]
+            case .all(let operands), .any(let operands): operands.flatMap(\.tokens)
             }
-            let isPrefix = rest.first == "*"
-            if isPrefix {
-                rest = rest.dropFirst()
-            }
-            guard !token.isEmpty else { return nil }
-            requirements.append(SearchQuery.TokenRequirement(token: token, isPrefix: isPrefix))
-            if rest.isEmpty {
-                return requirements
-            }
-            guard rest.hasPrefix(" AND ") else { return nil }
-            rest = rest.dropFirst(5)
         }
+
+        /// Simulates FTS5 on a document's tokens (see ``SearchTokenTestSupport/satisfies(_:tokens:)``).
+        func isSatisfied(by tokens: [String]) -> Bool {
+            switch self {
+            case .token(let requirement): SearchTokenTestSupport.satisfies([requirement], tokens: tokens)
+            case .all(let operands): operands.allSatisfy { $0.isSatisfied(by: tokens) }
+            case .any(let operands): operands.contains { $0.isSatisfied(by: tokens) }
+            }
+        }
+    }
+
+    /// Parses an expression of the only form the tokenizer may produce — quoted strings (with `""` for a quote),
+    /// each optionally followed by `*`, and parenthesized groups, joined by ` AND ` or ` OR ` (never both in one
+    /// group) — or returns nil if it is anything else.
+    static func parseMatchExpression(_ expression: String) -> MatchExpression? {
+        var rest = Substring(expression)
+        guard let parsed = parseGroup(&rest), rest.isEmpty else { return nil }
+        return parsed
+    }
+
+    /// Operands joined by one operator, up to the end or a closing parenthesis.
+    private static func parseGroup(_ rest: inout Substring) -> MatchExpression? {
+        var operands: [MatchExpression] = []
+        var separator: String?
+        while true {
+            guard let operand = parseOperand(&rest) else { return nil }
+            operands.append(operand)
+            guard let next = [" AND ", " OR "].first(where: rest.hasPrefix) else { break }
+            guard separator == nil || separator == next else { return nil }
+            separator = next
+            rest = rest.dropFirst(next.count)
+        }
+        return separator == " OR " ? .any(operands) : .all(operands)
+    }
+
+    /// A quoted token or a parenthesized group.
+    private static func parseOperand(_ rest: inout Substring) -> MatchExpression? {
+        if rest.first == "(" {
+            rest = rest.dropFirst()
+            guard let group = parseGroup(&rest), rest.first == ")" else { return nil }
+            rest = rest.dropFirst()
+            return group
+        }
+        guard rest.first == "\"" else { return nil }
+        rest = rest.dropFirst()
+        var token = ""
+        while true {
+            guard let character = rest.first else { return nil }
+            rest = rest.dropFirst()
+            if character == "\"" {
+                if rest.first == "\"" {
+                    token.append("\"")
+                    rest = rest.dropFirst()
+                } else {
+                    break
+                }
+            } else {
+                token.append(character)
+            }
+        }
+        let isPrefix = rest.first == "*"
+        if isPrefix {
+            rest = rest.dropFirst()
+        }
+        guard !token.isEmpty else { return nil }
+        return .token(SearchQuery.TokenRequirement(token: token, isPrefix: isPrefix))
     }
 
     /// Simulates FTS5 on a document's tokens: a quoted token needs an identical token, a prefix token

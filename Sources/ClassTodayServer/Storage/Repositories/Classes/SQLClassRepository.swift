@@ -98,6 +98,30 @@ public struct SQLClassRepository: ClassRepository {
         }
     }
 
+    public func upgradeKeywordIndex(batchSize: Int) async throws -> Int {
+        try await database.transaction { db in
+            guard let state = try await db.row("SELECT version, reindexed_through FROM search_index_state WHERE id = 1 \(raw: db.dialect.lockForUpdate)")
+            else { return 0 }
+            let version: Int = try state["version"]
+            guard version < SearchTokenizer.indexVersion else { return 0 }
+            let after: String = try state["reindexed_through"]
+            let listings = try await db.rows("""
+                SELECT \(raw: ClassViewQuery.listingColumns) FROM classes c
+                WHERE c.deleted_at IS NULL AND c.id \(raw: db.dialect.byteOrder) > \(after)
+                ORDER BY c.id \(raw: db.dialect.byteOrder) LIMIT \(batchSize)
+                """).map(ClassListing.init(row:))
+            for listing in listings {
+                try await db.dialect.classIndex.index(listing, db)
+            }
+            if let last = listings.last, listings.count == batchSize {
+                try await db.execute("UPDATE search_index_state SET reindexed_through = \(last.id) WHERE id = 1")
+            } else {
+                try await db.execute("UPDATE search_index_state SET version = \(SearchTokenizer.indexVersion), reindexed_through = '' WHERE id = 1")
+            }
+            return listings.count
+        }
+    }
+
     public func setFavorite(classId: String, userId: String, _ isFavorite: Bool) async throws {
         try await database.transaction { db in
             // The row lock orders this change after a concurrent deletion (which clears favourites).

@@ -1,0 +1,33 @@
+/// What search asks of Hangul letters: initial-consonant search (`ㅅㅎ` finds `수학`) and a one-jamo typo (`피아너`
+/// finds `피아노`).
+///
+/// Text reaches search normalized (NFKC), so the consonants a keyboard types alone (compatibility jamo such as `ㅅ`,
+/// U+3145) arrive as leading consonants (choseong, U+1100–U+1112); those are the initials here.
+extension HangulJamo {
+    /// The leading consonants (choseong) as normalization leaves a consonant typed alone.
+    private static let leadingConsonants: ClosedRange<UInt32> = 0x1100...0x1112
+
+    /// Whether `scalar` is a precomposed Hangul syllable.
+    static func isSyllable(_ scalar: Unicode.Scalar) -> Bool {
+        decompose(scalar) != nil
+    }
+
+    /// Whether `scalar` is a leading consonant typed alone (choseong, after normalization).
+    static func isInitial(_ scalar: Unicode.Scalar) -> Bool {
+        leadingConsonants.contains(scalar.value)
+    }
+
+    /// The leading consonant of a syllable (`수` → `ᄉ`), a leading consonant itself, or nil for anything else.
+    static func initial(of scalar: Unicode.Scalar) -> Unicode.Scalar? {
+        if isInitial(scalar) { return scalar }
+        guard isSyllable(scalar) else { return nil }
+        return Unicode.Scalar(leadingConsonants.lowerBound + (scalar.value - syllableBase) / 588)
+    }
+
+    /// Whether two syllables differ in exactly one of their leading consonant, vowel and final consonant (a missing
+    /// final counts as one): `노`/`너`, `수`/`숙`, `가`/`카`.
+    static func differByOneJamo(_ first: Unicode.Scalar, _ second: Unicode.Scalar) -> Bool {
+        guard let a = decompose(first), let b = decompose(second) else { return false }
+        return [a.initial != b.initial, a.vowel != b.vowel, a.final != b.final].filter { $0 }.count == 1
+    }
+}
