@@ -40,6 +40,7 @@ let package = Package(
             name: "ClassTodayCore",
             swiftSettings: swiftSettings
         ),
+        .systemLibrary(name: "CMalloc"),
         .systemLibrary(
             name: "CVips",
             pkgConfig: "vips",
@@ -49,6 +50,7 @@ let package = Package(
             name: "ClassTodayServer",
             dependencies: [
                 "ClassTodayCore",
+                "CMalloc",
                 "CVips",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

@@ -160,6 +160,8 @@ struct BenchCommand: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
+            // As `serve` does: the memory measured is the server's.
+            MallocTuning.apply()
             try await BenchCommand.report(options, label: "classtoday.bench.images", stage: "generating") { configuration, _, progress in
                 var benchOptions = ImageBenchmark.Options()
                 (benchOptions.files, benchOptions.width, benchOptions.height) = (files, width, height)

@@ -23,6 +23,7 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var options: ServerOptions
 
     func run() async throws {
+        MallocTuning.apply()
         var extra: [String: ConfigValue] = [:]
         if let host { extra["host"] = .init(.string(host), isSecret: false) }
         if let port { extra["port"] = .init(.int(port), isSecret: false) }
