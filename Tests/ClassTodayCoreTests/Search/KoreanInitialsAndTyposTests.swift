@@ -53,12 +53,20 @@ struct KoreanInitialsAndTyposTests {
         ("ㅅ", "ㅅ 모음", true), ("ㅋㅋ", "ㅋㅋ 재밌어요", true), ("ㄱㅌ", "guitar", false),
     ])
     func initialConsonants(query text: String, document: String, expected: Bool) throws {
+        try Self.check(text, in: document, expected: expected)
+    }
+
+    /// Parses `text`, checks that it matches `document` as `expected`, and that the index selects it when it matches;
+    /// returns the query.
+    @discardableResult
+    static func check(_ text: String, in document: String, expected: Bool) throws -> SearchQuery {
         let query = try #require(SearchTokenizer.query(text))
         #expect(query.matches(document) == expected)
         let expression = try #require(Support.parseMatchExpression(query.ftsMatchExpression))
         if expected {
             #expect(expression.isSatisfied(by: SearchTokenizer.indexTokens(for: document)), "the index finds what matches")
         }
+        return query
     }
 
     @Test("a word of three syllables or more tolerates one jamo typed wrong, never two, and short words none", arguments: [
@@ -67,12 +75,7 @@ struct KoreanInitialsAndTyposTests {
         ("피아노", "피아", false), ("수항", "수학", false), ("피아노오", "피아노", false), ("바리스카", "바리스타", true),
     ])
     func typos(query text: String, document: String, expected: Bool) throws {
-        let query = try #require(SearchTokenizer.query(text))
-        #expect(query.matches(document) == expected)
-        let expression = try #require(Support.parseMatchExpression(query.ftsMatchExpression))
-        if expected {
-            #expect(expression.isSatisfied(by: SearchTokenizer.indexTokens(for: document)), "the index finds what matches")
-        }
+        let query = try Self.check(text, in: document, expected: expected)
         #expect(query.needsVerification == (text.count >= 3), "typos are confirmed after the index's coarser condition")
     }
 
