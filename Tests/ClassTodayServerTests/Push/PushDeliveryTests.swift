@@ -58,6 +58,33 @@ struct PushDeliveryTests {
         }
     }
 
+    @Test("a match step pushes its notice to the other member; an alert hit pushes the class's name")
+    func matchAndAlertPushes() async throws {
+        try await PushFakes.run { fakes in
+            try await fakes.withApp { _, client in
+                let (seller, buyer, roomId) = try await client.sellerBuyerRoom()
+                let sellerDevice = apnsToken()
+                try await client.registerDevice(sellerDevice, as: seller.token)
+                let proposal = try await client.send(.post, "/v1/chat/rooms/\(roomId)/matches", json: ["price": 20000], token: buyer.token)
+                #expect(proposal.status == .created)
+                #expect(await eventually { fakes.apns.received.count == 1 })
+                let step = try #require(fakes.apns.received.first)
+                #expect(step.deviceToken == sellerDevice && step.title == "학생" && step.body == "매칭을 제안했어요")
+                #expect(step.data["kind"] == "match" && step.threadId == roomId)
+
+                let watcher = try await client.signup(nickname: "알림받는사람")
+                try await client.registerDevice("fcm:alert-watcher_1", platform: "android", as: watcher.token)
+                let alert = try await client.send(.post, "/v1/alerts", json: ["lat": 37.4842, "lon": 126.9297, "radius": 2000], token: watcher.token)
+                #expect(alert.status == .created)
+                let listing = try await client.createClass(token: seller.token, ["name": "수학 과외 합니다"])
+                #expect(await eventually { fakes.fcm.received.count == 1 })
+                let hit = try #require(fakes.fcm.received.first)
+                #expect(hit.title == "새 수업 알림" && hit.body.contains("수학 과외 합니다"))
+                #expect(hit.data["kind"] == "alert" && hit.data["classId"] == listing["id"] as? String)
+            }
+        }
+    }
+
     @Test("a member with a live socket gets no push; after it closes, they do")
     func onlineMemberGetsNoPush() async throws {
         try await PushFakes.run { fakes in

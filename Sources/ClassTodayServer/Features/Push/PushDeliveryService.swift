@@ -103,6 +103,8 @@ public final class PushDeliveryService: Service, Sendable {
                 let claimed = try await queue.claim(limit: Self.batchSize, at: Date(), lease: settings.lease)
                 if !claimed.isEmpty { try await deliver(claimed) }
                 if expanded < Self.batchSize && claimed.count < Self.batchSize { return }
+            } catch is CancellationError {
+                return
             } catch {
                 logger.error("push delivery failed", metadata: ["error": "\(String(reflecting: error))"])
                 return
