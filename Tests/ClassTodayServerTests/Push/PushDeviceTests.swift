@@ -67,6 +67,18 @@ struct PushDeviceTests {
         }
     }
 
+    @Test("the clean-up removes devices whose session has expired entirely, and keeps the others")
+    func expiredSessionDevices() async throws {
+        try await TestServer.withEnvironment(.router) { environment, client in
+            let user = try await client.signup()
+            try await client.registerDevice(apnsToken(), as: user.token)
+            try await environment.cleanUp(now: Date())
+            #expect(try await environment.rowCount("devices", userId: user.id) == 1)
+            try await environment.cleanUp(now: Date().addingTimeInterval(400 * 24 * 3600))
+            #expect(try await environment.rowCount("devices", userId: user.id) == 0)
+        }
+    }
+
     @Test("a member mutes and unmutes a room; rooms show it; others get 404")
     func mute() async throws {
         try await TestServer.withRouter { client in

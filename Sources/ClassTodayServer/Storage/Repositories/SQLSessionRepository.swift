@@ -89,7 +89,14 @@ public struct SQLSessionRepository: SessionRepository {
     @discardableResult
     public func deleteExpired(before date: Date) async throws -> Int {
         let cutoff = date.millisecondsSince1970
-        return try await database.execute("DELETE FROM sessions WHERE expires_at <= \(cutoff)")
+        let removed = try await database.execute("DELETE FROM sessions WHERE expires_at <= \(cutoff)")
             + database.execute("DELETE FROM refresh_tokens WHERE expires_at <= \(cutoff)")
+        // A device whose session has run out entirely (no bearer and no refresh token left) belongs to an app that is
+        // signed out: it gets no more pushes.
+        try await database.execute("""
+            DELETE FROM devices WHERE NOT EXISTS (SELECT 1 FROM sessions s WHERE s.family_id = devices.session_id OR s.token_hash = devices.session_id)
+              AND NOT EXISTS (SELECT 1 FROM refresh_tokens r WHERE r.family_id = devices.session_id)
+            """)
+        return removed
     }
 }
