@@ -14,6 +14,8 @@ public struct PushBenchmark: Sendable {
         public var recipients = 10_000
         /// Messages written per transaction (one group commit).
         public var batch = 100
+        /// Messages stored per second; 0 stores them as fast as the database takes them (one burst).
+        public var rate = 0
 
         /// The defaults: 10,000 recipients.
         public init() {}
@@ -90,6 +92,9 @@ public struct PushBenchmark: Sendable {
         let startDate = Date()
         var storedAt: [String: Date] = [:]
         for offset in stride(from: 0, to: rooms.count, by: options.batch) {
+            if options.rate > 0 {
+                try await Task.sleep(until: start + .seconds(Double(offset) / Double(options.rate)), clock: .continuous)
+            }
             let batch = rooms[offset..<min(offset + options.batch, rooms.count)].map {
                 OutgoingMessage(roomId: $0.room, senderId: $0.sender, clientId: UUID().uuidString, kind: .text, text: "수업 문의 드려요", imageId: nil)
             }
@@ -119,7 +124,8 @@ public struct PushBenchmark: Sendable {
         case .postgres: backend = "PostgreSQL"
         }
         return [
-            "push bench: \(rooms.count) offline recipients, one iOS device each, one message each (\(options.batch) per transaction), \(backend)",
+            "push bench: \(rooms.count) offline recipients, one iOS device each, one message each (\(options.batch) per transaction, "
+                + (options.rate > 0 ? "\(options.rate) messages/s" : "as fast as stored") + "), \(backend)",
             "fake APNs on loopback, HTTP/2 over TLS, ES256 provider token checked on every push",
             "messages stored in \(LatencySample.format(written.seconds * 1000, decimals: 0)) ms",
             "pushes accepted: \(received.count) of \(rooms.count), duplicates: \(received.count - Set(received.compactMap { $0.data["messageId"] }).count)",

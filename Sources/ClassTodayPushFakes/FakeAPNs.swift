@@ -6,6 +6,7 @@ import HummingbirdHTTP2
 import JWTKit
 import NIOCore
 import NIOFoundationCompat
+import Synchronization
 
 /// A fake APNs on loopback, HTTP/2 over TLS with a certificate from ``TestCertificateAuthority``. It checks each
 /// push as APNs would (the provider token's ES256 signature against the key's public half, its `kid` and `iss`, the
@@ -23,6 +24,8 @@ public final class FakeAPNs: Sendable {
     private let publicKey: P256.Signing.PublicKey
     private let authority: TestCertificateAuthority
     private let ledger = FakeLedger()
+    /// Provider tokens whose signature was already checked (APNs, too, checks a token once and then caches it).
+    private let verifiedTokens = Mutex<[String: Int]>([:])
 
     /// A fake with a new signing key.
     public init(keyId: String = "KEY1234567", teamId: String = "TEAM123456", topic: String = "app.classtoday.ios") throws {
@@ -76,7 +79,7 @@ public final class FakeAPNs: Sendable {
         let body = try await request.body.collect(upTo: 4096)
         if let problem = await check(request.headers) {
             ledger.refuse(problem)
-            return .fakeJSON(["reason": problem], status: problem == "ExpiredProviderToken" ? .forbidden : .badRequest)
+            return .fakeJSON(["reason": problem], status: problem.hasSuffix("ProviderToken") ? .forbidden : .badRequest)
         }
         guard let payload = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any],
               let aps = payload["aps"] as? [String: Any], let alert = aps["alert"] as? [String: Any],
@@ -109,19 +112,40 @@ public final class FakeAPNs: Sendable {
     private func check(_ headers: HTTPFields) async -> String? {
         func header(_ name: String) -> String? { headers[HTTPField.Name(name)!] }
         guard let authorization = header("authorization"), authorization.hasPrefix("bearer ") else { return "MissingProviderToken" }
-        guard let verifier = try? ES256PublicKey(backing: publicKey) else { return "InternalServerError" }
-        let keys = JWTKeyCollection()
-        await keys.add(ecdsa: verifier, kid: JWKIdentifier(string: keyId))
-        guard let claims = try? await keys.verify(String(authorization.dropFirst("bearer ".count)), as: ProviderClaims.self) else {
-            return "InvalidProviderToken"
+        let providerToken = String(authorization.dropFirst("bearer ".count))
+        let issuedAt: Int
+        if let known = verifiedTokens.withLock({ $0[providerToken] }) {
+            issuedAt = known
+        } else {
+            switch await checkSignature(providerToken) {
+            case .failure(let problem): return problem.reason
+            case .success(let iat): issuedAt = iat
+            }
+            verifiedTokens.withLock { $0[providerToken] = issuedAt }
         }
-        guard claims.iss == teamId else { return "InvalidProviderToken" }
-        guard abs(Date().timeIntervalSince1970 - Double(claims.iat)) < 3600 else { return "ExpiredProviderToken" }
+        guard abs(Date().timeIntervalSince1970 - Double(issuedAt)) < 3600 else { return "ExpiredProviderToken" }
         guard header("apns-topic") == topic else { return "BadTopic" }
         guard header("apns-push-type") == "alert" else { return "InvalidPushType" }
         guard header("apns-priority") == "10" else { return "BadPriority" }
         guard let collapse = header("apns-collapse-id"), !collapse.isEmpty, collapse.utf8.count <= 64 else { return "BadCollapseId" }
         guard let expiration = header("apns-expiration"), Int(expiration) != nil else { return "BadExpirationDate" }
         return nil
+    }
+
+    /// A provider token APNs refuses, with its reason.
+    private struct Refusal: Error {
+        /// APNs's reason.
+        let reason: String
+    }
+
+    /// The provider token's `iat` when its signature, `kid` and `iss` are right; the reason APNs would give otherwise.
+    private func checkSignature(_ token: String) async -> Result<Int, Refusal> {
+        guard let verifier = try? ES256PublicKey(backing: publicKey) else { return .failure(Refusal(reason: "InternalServerError")) }
+        let keys = JWTKeyCollection()
+        await keys.add(ecdsa: verifier, kid: JWKIdentifier(string: keyId))
+        guard let claims = try? await keys.verify(token, as: ProviderClaims.self), claims.iss == teamId else {
+            return .failure(Refusal(reason: "InvalidProviderToken"))
+        }
+        return .success(claims.iat)
     }
 }

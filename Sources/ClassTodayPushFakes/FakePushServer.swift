@@ -66,12 +66,18 @@ final class FakeLedger: Sendable {
         }
     }
 
+    /// The pushes accepted so far.
     var received: [ReceivedPush] { state.withLock { $0.received } }
+    /// The reasons of the refusals so far.
     var refusals: [String] { state.withLock { $0.refusals } }
+    /// How many push requests arrived.
     var requests: Int { state.withLock { $0.requests } }
 
+    /// Adds `answers` to the plan.
     func plan(_ answers: [FakeAnswer]) { state.withLock { $0.planned += answers } }
+    /// Makes `token` unregistered.
     func unregister(_ token: String) { state.withLock { _ = $0.unregistered.insert(token) } }
+    /// Whether `token` is unregistered.
     func isUnregistered(_ token: String) -> Bool { state.withLock { $0.unregistered.contains(token) } }
 }
 

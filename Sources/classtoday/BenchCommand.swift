@@ -121,6 +121,9 @@ struct BenchCommand: AsyncParsableCommand {
         @Option(help: "Offline recipients, one message and one iOS device each.")
         var recipients = 10_000
 
+        @Option(help: "Messages stored per second; 0 stores them all at once (a burst).")
+        var rate = 0
+
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
@@ -129,6 +132,7 @@ struct BenchCommand: AsyncParsableCommand {
             logger.logLevel = configuration.logLevel
             var benchOptions = PushBenchmark.Options()
             benchOptions.recipients = recipients
+            benchOptions.rate = rate
             let bar = Console.ProgressBar("setting up")
             let lines = try await PushBenchmark(benchOptions, configuration: configuration, logger: logger).run { done, total in
                 bar.update(done, of: total)

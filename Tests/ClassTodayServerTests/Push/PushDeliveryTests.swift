@@ -182,6 +182,20 @@ struct PushDeliveryTests {
         }
     }
 
+    @Test("the fake APNs refuses a provider token signed for another key id or team, and nothing is delivered")
+    func wrongCredentialsAreRefused() async throws {
+        try await PushFakes.run { fakes in
+            try await fakes.withApp(configure: { $0.push.apns.teamId = "OTHERTEAM1" }) { environment, client in
+                let (seller, buyer, roomId) = try await client.sellerBuyerRoom()
+                try await client.registerDevice(apnsToken(), as: buyer.token)
+                try await client.say("거절될 메시지", in: roomId, as: seller.token)
+                #expect(try await eventually { try await environment.pendingPushes() == 0 })
+                #expect(fakes.apns.received.isEmpty)
+                #expect(fakes.apns.refusals.contains("InvalidProviderToken"))
+            }
+        }
+    }
+
     @Test("a push failing more often than allowed is given up and counted")
     func givesUp() async throws {
         try await PushFakes.run { fakes in

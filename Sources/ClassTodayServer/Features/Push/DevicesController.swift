@@ -15,11 +15,13 @@ struct DevicesController {
         group.put("chat/rooms/{id}/mute", use: mute)
     }
 
+    /// `GET /v1/me/devices`.
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> DeviceListResponse {
         let caller = try context.requireCaller()
         return DeviceListResponse(items: try await devices.devices(of: caller.userId).map(DeviceResponse.init(device:)))
     }
 
+    /// `PUT /v1/me/devices/{token}`: 201 for a new device, 200 for one registered again.
     @Sendable func register(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<DeviceResponse> {
         let caller = try context.requireCaller()
         let token = try context.parameters.require("token")
@@ -38,6 +40,7 @@ struct DevicesController {
         return EditedResponse(status: created ? .created : .ok, response: DeviceResponse(device: device))
     }
 
+    /// `DELETE /v1/me/devices/{token}`.
     @Sendable func remove(_ request: Request, context: AppRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
         let token = try context.parameters.require("token")
@@ -46,6 +49,7 @@ struct DevicesController {
         return Response(status: .noContent)
     }
 
+    /// `PUT /v1/chat/rooms/{id}/mute`: members only (404 for anyone else).
     @Sendable func mute(_ request: Request, context: AppRequestContext) async throws -> MuteResponse {
         let caller = try context.requireCaller()
         let roomId = try context.parameters.require("id")
@@ -58,25 +62,36 @@ struct DevicesController {
 
 /// The body of `PUT /v1/me/devices/{token}`.
 struct RegisterDeviceRequest: Decodable {
+    /// `ios` or `android`.
     let platform: String?
+    /// The app's version.
     let appVersion: String?
+    /// The app's locale.
     let locale: String?
 }
 
 /// The body of `PUT /v1/chat/rooms/{id}/mute`.
 struct MuteRequest: Decodable {
+    /// Whether the room's pushes are off.
     let muted: Bool?
 }
 
 /// A device as its owner sees it.
 struct DeviceResponse: ResponseEncodable {
+    /// The push token.
     let token: String
+    /// `ios` or `android`.
     let platform: DevicePlatform
+    /// The app's version.
     let appVersion: String?
+    /// The app's locale.
     let locale: String?
+    /// When it was first registered.
     let createdAt: Date
+    /// When it was last registered.
     let updatedAt: Date
 
+    /// The response for `device`.
     init(device: Device) {
         token = device.token
         platform = device.platform
@@ -103,11 +118,14 @@ struct DeviceResponse: ResponseEncodable {
 
 /// The caller's devices (at most ``DeviceRules/maximumPerUser``, so one page).
 struct DeviceListResponse: ResponseEncodable {
+    /// The devices, most recently registered first.
     let items: [DeviceResponse]
 }
 
 /// A room's mute setting for the caller.
 struct MuteResponse: ResponseEncodable {
+    /// The room.
     let roomId: String
+    /// Whether its pushes are off for the caller.
     let muted: Bool
 }

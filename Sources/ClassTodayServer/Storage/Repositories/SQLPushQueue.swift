@@ -88,17 +88,26 @@ public struct SQLPushQueue: PushQueue {
     }
 }
 
-/// A row of `push_outbox`.
+/// A row of `push_outbox`: one push waiting for one recipient.
 struct QueuedPush: Sendable {
+    /// The row's id (the chat message's or the notification's id).
     let id: String
+    /// The recipient.
     let userId: String
+    /// What caused it.
     let kind: PushKind
+    /// The room of a chat message or match step.
     let roomId: String?
+    /// Who caused it (the message's sender, the member who took the step, the class's writer).
     let senderId: String?
+    /// The chat message (a match step's notice for a match push).
     let messageId: String?
+    /// The class (of the room, or the alert hit).
     let classId: String?
+    /// When the cause was stored, in milliseconds.
     let queuedAt: Int64
 
+    /// Decodes a `push_outbox` row.
     init(row: SQLRow) throws {
         id = try row["id"]
         userId = try row["user_id"]
@@ -115,26 +124,37 @@ struct QueuedPush: Sendable {
 struct PushContext: Sendable {
     /// A device to push to.
     struct Target: Sendable {
+        /// Its push token.
         let token: String
+        /// Its platform.
         let platform: DevicePlatform
     }
 
     /// A chat message as a push shows it.
     struct MessageText: Sendable {
+        /// Text, image or a system notice.
         let kind: MessageKind
+        /// The (masked) text.
         let text: String?
+        /// Whether an operator removed it.
         let removed: Bool
+        /// The sender's nickname now.
         let senderNickname: String
     }
 
+    /// The recipients' devices, by user.
     let devices: [String: [Target]]
+    /// The recipients with a live chat connection on some node.
     let online: Set<String>
     /// `user|room` for each muted room.
     let mutes: Set<String>
     /// `a|b` for each pair where either blocked the other (both orders present).
     let blocks: Set<String>
+    /// The batch's chat messages, by id.
     let messages: [String: MessageText]
+    /// The names of the batch's alert classes, by id.
     let classNames: [String: String]
+    /// Each recipient's unread messages over all their rooms (the badge).
     let unread: [String: Int]
 
     /// Reads what `queued` needs.
