@@ -63,7 +63,7 @@ public final class FakeAPNs: Sendable {
         return try await FakeServerRunner.run({ onRunning in
             Application(router: router, server: try .http2Upgrade(tlsConfiguration: tls),
                         configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "fake-apns"),
-                        onServerRunning: onRunning)
+                        onServerRunning: onRunning, logger: FakeServerRunner.quietLogger("fake-apns"))
         }, body)
     }
 

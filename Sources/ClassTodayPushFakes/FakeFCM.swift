@@ -62,7 +62,7 @@ public final class FakeFCM: Sendable {
         }
         return try await FakeServerRunner.run({ onRunning in
             Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "fake-fcm"),
-                        onServerRunning: onRunning)
+                        onServerRunning: onRunning, logger: FakeServerRunner.quietLogger("fake-fcm"))
         }, body)
     }
 

@@ -83,6 +83,13 @@ final class FakeLedger: Sendable {
 
 /// Runs a Hummingbird application on a free loopback port for the duration of `body`.
 enum FakeServerRunner {
+    /// A logger for a fake server that reports warnings and errors only.
+    static func quietLogger(_ label: String) -> Logger {
+        var logger = Logger(label: label)
+        logger.logLevel = .warning
+        return logger
+    }
+
     /// Starts `makeApplication(onRunning)` and runs `body` with its port; the server stops when `body` returns or throws.
     static func run<Value: Sendable>(
         _ makeApplication: (@escaping @Sendable (any Channel) async -> Void) throws -> some ApplicationProtocol,
