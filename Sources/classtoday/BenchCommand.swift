@@ -8,7 +8,7 @@ import Logging
 /// `classtoday bench`: performance benchmarks, run against a release build.
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench", abstract: "Run a benchmark and print its report.", subcommands: [SearchBench.self, ChatBench.self, AlertsBench.self, ImagesBench.self])
+        commandName: "bench", abstract: "Run a benchmark and print its report.", subcommands: [SearchBench.self, ChatBench.self, AlertsBench.self, ImagesBench.self, PushBench.self])
 
     /// `classtoday bench search`.
     struct SearchBench: AsyncParsableCommand {
@@ -113,6 +113,36 @@ struct BenchCommand: AsyncParsableCommand {
     }
 
     /// `classtoday bench alerts`.
+    struct PushBench: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "push",
+            abstract: "Deliver one chat message's push to each of N offline recipients through a fake APNs (HTTP/2, TLS) on loopback.")
+
+        @Option(help: "Offline recipients, one message and one iOS device each.")
+        var recipients = 10_000
+
+        @Option(help: "Messages stored per second; 0 stores them all at once (a burst).")
+        var rate = 0
+
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            let configuration = try await options.resolve()
+            var logger = Logger(label: "classtoday")
+            logger.logLevel = configuration.logLevel
+            var benchOptions = PushBenchmark.Options()
+            benchOptions.recipients = recipients
+            benchOptions.rate = rate
+            let bar = Console.ProgressBar("setting up")
+            let lines = try await PushBenchmark(benchOptions, configuration: configuration, logger: logger).run { done, total in
+                bar.update(done, of: total)
+            }
+            for line in lines {
+                Console.line(line)
+            }
+        }
+    }
+
     struct AlertsBench: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "alerts",

@@ -60,7 +60,8 @@ public protocol SessionRepository: Sendable {
     /// Revokes the session with this token hash and the refresh tokens of its family (nothing happens for an
     /// unknown hash).
     func revoke(tokenHash: String) async throws
-    /// Deletes sessions and refresh tokens that expired before `date`; returns how many went.
+    /// Deletes sessions and refresh tokens that expired before `date`, and the push devices of sessions left with neither;
+    /// returns how many sessions and refresh tokens went.
     @discardableResult
     func deleteExpired(before date: Date) async throws -> Int
 }

@@ -53,6 +53,8 @@ public struct AppConfiguration: Sendable {
     /// The version of the terms of service that users accept now; changing it makes `GET /v1/me` report older
     /// acceptances as out of date.
     public var termsVersion: String = "2026-11-01"
+    /// Push notifications (APNs, FCM) and their delivery.
+    public var push = PushSettings()
 
     /// The default configuration: 127.0.0.1:8080 with everything under `./data`.
     public init() {}
@@ -77,7 +79,8 @@ extension AppConfiguration {
     /// `rateLimit` (per minute, 0 = off), `authRateLimit`, `bcrypt.cost`, `tokens.lifetimeSeconds`,
     /// `sqlite.durableCommits`, `images.unattachedGraceSeconds`, `cleanup.intervalSeconds`, `bannedWords.path`
     /// (CLASSTODAY_BANNED_WORDS_PATH), `bannedWords.checkSeconds`, `terms.version` (CLASSTODAY_TERMS_VERSION),
-    /// `tokens.refreshLifetimeSeconds` and the sign-in providers' `signIn.*` (``SignInSettings/init(reader:)``).
+    /// `tokens.refreshLifetimeSeconds`, the sign-in providers' `signIn.*` (``SignInSettings/init(reader:)``) and push
+    /// notifications' `push.*` (``PushSettings/init(reader:)``).
     public init(reader: ConfigReader) throws {
         var config = AppConfiguration()
         config.host = reader.string(forKey: "host", default: config.host)
@@ -106,6 +109,7 @@ extension AppConfiguration {
         config.bannedWordsPath = reader.string(forKey: "bannedWords.path", default: config.bannedWordsPath)
         config.bannedWordsCheckInterval = .seconds(reader.int(forKey: "bannedWords.checkSeconds", default: 2))
         config.termsVersion = reader.string(forKey: "terms.version", default: config.termsVersion)
+        config.push = PushSettings(reader: reader)
         try config.validate()
         self = config
     }
@@ -132,6 +136,7 @@ extension AppConfiguration {
             throw ConfigurationError.invalid(key: "tokens.refreshLifetimeSeconds", reason: "must be positive")
         }
         try signIn.validate()
+        try push.validate()
         guard bannedWordsCheckInterval >= .zero else {
             throw ConfigurationError.invalid(key: "bannedWords.checkSeconds", reason: "must not be negative")
         }

@@ -41,6 +41,12 @@ public struct ServerEnvironment: Sendable {
     public let chatBus: any ChatBus
     /// The banned-words list, reread when its file changes.
     public let bannedWords: BannedWordsFile
+    /// Push devices and per-room mutes.
+    public let devices: any DeviceRepository
+    /// The push outbox and its deliveries.
+    public let pushQueue: any PushQueue
+    /// The keys of the configured push services, read at start-up.
+    public let pushCredentials: PushCredentials
 
     /// Opens the database named by `configuration`, applies pending migrations and builds the repositories. With
     /// `requiringBannedWords` (a server that will take requests) the banned-words list is read first, and a missing or
@@ -57,6 +63,7 @@ public struct ServerEnvironment: Sendable {
                 throw ConfigurationError.invalid(key: "bannedWords.path", reason: "cannot be used: \(error)")
             }
         }
+        let pushCredentials = try PushCredentials.load(configuration.push)
         let images = try DiskImageRepository(root: configuration.imagesDirectory)
         func migrations(_ backend: String) throws -> [Migration] {
             try Migration.load(from: URL(fileURLWithPath: configuration.migrationsDirectory).appendingPathComponent(backend).path)
@@ -89,7 +96,8 @@ public struct ServerEnvironment: Sendable {
             chats: SQLChatRepository(database: database), matches: SQLMatchRepository(database: database),
             alerts: SQLAlertRepository(database: database), blocks: SQLBlockRepository(database: database),
             moderation: SQLModerationRepository(database: database), metrics: PrometheusCollectorRegistry(), chatBus: chatBus,
-            bannedWords: bannedWords)
+            bannedWords: bannedWords, devices: SQLDeviceRepository(database: database), pushQueue: SQLPushQueue(database: database),
+            pushCredentials: pushCredentials)
     }
 
     /// What must run beside the server for this storage: the PostgreSQL pool (closed last) and chat bus listener.
@@ -131,7 +139,11 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger? 
 /// Builds the server over an already opened environment.
 public func buildApplication(_ environment: ServerEnvironment, logger: Logger) -> some ApplicationProtocol {
     let configuration = environment.configuration
-    let hub = ChatHub(bus: environment.chatBus, chats: environment.chats, bannedWords: environment.bannedWords, logger: logger)
+    let pushes = PushDeliveryService(
+        queue: environment.pushQueue, credentials: environment.pushCredentials, settings: configuration.push,
+        online: { [bus = environment.chatBus] userIds in await bus.online(among: userIds) }, metrics: environment.metrics, logger: logger)
+    let hub = ChatHub(bus: environment.chatBus, chats: environment.chats, bannedWords: environment.bannedWords, logger: logger,
+                      pushQueued: { pushes.pushQueued() })
     let fanOut = AlertFanOut(alerts: environment.alerts, hub: hub, logger: logger)
     let router = buildRouter(environment, hub: hub, fanOut: fanOut, logger: logger)
     return Application(
@@ -144,6 +156,7 @@ public func buildApplication(_ environment: ServerEnvironment, logger: Logger) -
             hub,
             fanOut,
             KeywordIndexUpgrade(classes: environment.classes, logger: logger),
+            pushes,
             PeriodicJob(name: "clean-up", interval: configuration.cleanupInterval, logger: logger) {
                 try await environment.cleanUp()
             },
@@ -202,7 +215,8 @@ func buildRouter(_ environment: ServerEnvironment, hub: ChatHub, fanOut: AlertFa
         upload: ImageUpload(limit: configuration.maxImageBytes, spoolFolder: (configuration.imagesDirectory as NSString).appendingPathComponent("tmp")),
         maxPixels: renderer.maxPixels
     ).addRoutes(to: api)
-    ChatController(chats: environment.chats, hub: hub, logger: logger).addRoutes(to: api)
+    ChatController(chats: environment.chats, devices: environment.devices, hub: hub, logger: logger).addRoutes(to: api)
+    DevicesController(devices: environment.devices).addRoutes(to: api)
     MatchesController(matches: environment.matches, classes: environment.classes, users: environment.users, hub: hub, fanOut: fanOut)
         .addRoutes(to: api)
     BlocksController(blocks: environment.blocks, hub: hub).addRoutes(to: api)

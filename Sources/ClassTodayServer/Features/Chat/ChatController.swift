@@ -9,6 +9,8 @@ import Logging
 struct ChatController {
     /// Rooms and messages, read directly; sends and read positions go through the hub, which publishes them.
     let chats: any ChatRepository
+    /// Per-room mutes, shown on the room objects.
+    let devices: any DeviceRepository
     /// The node's chat hub.
     let hub: ChatHub
     /// Where the sessions log.
@@ -44,13 +46,17 @@ struct ChatController {
         guard let classId = body.classId, !classId.isEmpty else { throw DomainError.invalid("classId", "is required") }
         let (room, created) = try await chats.openRoom(classId: classId, userId: caller.userId, at: Date())
         guard let summary = try await chats.summary(roomId: room.id) else { throw DomainError.notFound("room") }
-        return EditedResponse(status: created ? .created : .ok, response: RoomResponse(summary: summary, viewerId: caller.userId))
+        let muted = try await devices.mutedRooms(of: caller.userId, among: [room.id])
+        return EditedResponse(status: created ? .created : .ok,
+                              response: RoomResponse(summary: summary, viewerId: caller.userId, muted: muted.contains(room.id)))
     }
 
     @Sendable func rooms(_ request: Request, context: AppRequestContext) async throws -> PageResponse<RoomResponse> {
         let caller = try context.requireCaller()
         let page = try await chats.rooms(of: caller.userId, page: PageRequest(query: request.uri, ordering: "activity"))
-        return PageResponse(items: page.items.map { RoomResponse(summary: $0, viewerId: caller.userId) }, nextCursor: page.nextCursor,
+        let muted = try await devices.mutedRooms(of: caller.userId, among: page.items.map(\.room.id))
+        return PageResponse(items: page.items.map { RoomResponse(summary: $0, viewerId: caller.userId, muted: muted.contains($0.room.id)) },
+                            nextCursor: page.nextCursor,
                             requestURI: request.uri)
     }
 
@@ -119,9 +125,11 @@ struct ReadRequest: Decodable {
 struct RoomResponse: ResponseEncodable {
     let summary: RoomSummary
     let viewerId: String
+    /// Whether the viewer muted the room's pushes.
+    let muted: Bool
 
     private enum CodingKeys: String, CodingKey {
-        case id, `class`, seller, buyer, lastMessage, unreadCount, lastReadSeq, createdAt
+        case id, `class`, seller, buyer, lastMessage, unreadCount, lastReadSeq, muted, createdAt
     }
 
     private struct ClassSummary: Encodable {
@@ -141,6 +149,7 @@ struct RoomResponse: ResponseEncodable {
         try container.encode(summary.lastMessage.map(MessageResponse.init(message:)), forKey: .lastMessage)
         try container.encode(summary.room.unreadCount(of: viewerId), forKey: .unreadCount)
         try container.encode(summary.room.readSeq(of: viewerId), forKey: .lastReadSeq)
+        try container.encode(muted, forKey: .muted)
         try container.encode(summary.room.createdAt, forKey: .createdAt)
     }
 }

@@ -13,6 +13,7 @@ public final class ChatHub: Service, Sendable {
     private let writer: MessageWriter
     private let bannedWords: BannedWordsFile
     private let logger: Logger
+    private let pushQueued: @Sendable () -> Void
     private let events: AsyncStream<ChatEvent>
     private let sessions = Mutex<[String: [UUID: ChatSession]]>([:])
     /// Per-connection frame budget: bursts of 60, 20 a second after that.
@@ -21,8 +22,11 @@ public final class ChatHub: Service, Sendable {
     let typingLimiter = RateLimiter(burst: 1, perSecond: 0.5)
 
     /// Creates a hub over a bus and a repository; message text is masked with `bannedWords` before it is stored.
-    public init(bus: any ChatBus, chats: any ChatRepository, bannedWords: BannedWordsFile, logger: Logger) {
+    /// `pushQueued` is called after something that may have queued a push was stored (it wakes the push delivery).
+    public init(bus: any ChatBus, chats: any ChatRepository, bannedWords: BannedWordsFile, logger: Logger,
+                pushQueued: @escaping @Sendable () -> Void = {}) {
         self.bus = bus
+        self.pushQueued = pushQueued
         self.chats = chats
         self.writer = MessageWriter(repository: chats)
         self.bannedWords = bannedWords
@@ -54,6 +58,7 @@ public final class ChatHub: Service, Sendable {
             roomId: outgoing.roomId, senderId: outgoing.senderId, clientId: outgoing.clientId, kind: outgoing.kind,
             text: masked, imageId: outgoing.imageId))
         if case .stored(let message) = result {
+            pushQueued()
             await bus.publish(.message(message, recipients: room.memberIds))
         }
         return result
@@ -61,6 +66,7 @@ public final class ChatHub: Service, Sendable {
 
     /// Publishes a message stored elsewhere (a match step's system message) to both members of `room`.
     func publish(_ message: ChatMessage, in room: ChatRoom) async {
+        pushQueued()
         await bus.publish(.message(message, recipients: room.memberIds))
     }
 
@@ -78,6 +84,7 @@ public final class ChatHub: Service, Sendable {
 
     /// Pushes a notification (already encoded JSON) to `userId`'s connections on every node.
     public func notify(userId: String, json: String) async {
+        pushQueued()
         await bus.publish(.notification(userId: userId, json: json))
     }
 

@@ -92,7 +92,8 @@ enum ChatLog {
         let inserted: Int
         if dialect.hasWritingWith {
             var statement: SQLStatement = """
-                WITH \(messages), \(rooms), inserted AS (\(insert) RETURNING 1), changed AS (\(update))
+                WITH \(messages), \(rooms), inserted AS (\(insert) RETURNING 1), changed AS (\(update)),
+                pushed AS (\(raw: queuePushes(from: "m")))
                 SELECT count(*) AS inserted FROM inserted
                 """
             statement.isCached = isCached
@@ -104,9 +105,30 @@ enum ChatLog {
             updateRooms.isCached = isCached
             inserted = try await db.execute(insertMessages)
             try await db.execute(updateRooms)
+            var queue: SQLStatement = """
+                WITH m AS (SELECT * FROM chat_messages WHERE id IN \(dialect.list(plan.stored.map(\.id)))) \(raw: queuePushes(from: "m"))
+                """
+            queue.isCached = isCached
+            try await db.execute(queue)
         }
         guard inserted == plan.stored.count else { throw ClientIdTaken() }
         return plan.results
+    }
+
+    /// An INSERT queueing a push (``PushQueue``) for the other member of each message of `source` (a table or CTE
+    /// with the `chat_messages` columns), in the transaction storing them: a chat push for text and image messages,
+    /// a match push for system messages (a match step's notice, whose sender is the member who took the step).
+    /// Members without a device get no row.
+    private static func queuePushes(from source: String) -> String {
+        """
+        INSERT INTO push_outbox (id, user_id, kind, room_id, sender_id, message_id, class_id, queued_at)
+        SELECT p.message_id, p.user_id, p.kind, p.room_id, p.sender_id, p.message_id, p.class_id, p.queued_at FROM (
+            SELECT \(source).id AS message_id, \(source).room_id, \(source).sender_id, \(source).sent_at AS queued_at, r.class_id,
+                CASE WHEN \(source).kind = 'system' THEN 'match' ELSE 'message' END AS kind,
+                CASE WHEN \(source).sender_id = r.seller_id THEN r.buyer_id ELSE r.seller_id END AS user_id
+            FROM \(source) JOIN chat_rooms r ON r.id = \(source).room_id
+        ) p WHERE EXISTS (SELECT 1 FROM devices d WHERE d.user_id = p.user_id)
+        """
     }
 
     /// The stored messages with these (room, sender, client id) keys.

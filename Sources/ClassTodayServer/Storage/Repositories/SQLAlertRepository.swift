@@ -108,6 +108,15 @@ public struct SQLAlertRepository: AlertRepository {
                 """)
         }
         try await db.execute(insert)
+        // A push for each owner with a device, queued in the same transaction (the writer counts as the sender, so that
+        // blocks hold back the push as they hold back the notification).
+        var queue: SQLStatement = """
+            INSERT INTO push_outbox (id, user_id, kind, room_id, sender_id, message_id, class_id, queued_at)
+            SELECT n.id, n.user_id, 'alert', NULL, \(listing.writerId), NULL, n.class_id, n.created_at FROM notifications n
+            WHERE n.id IN \(db.dialect.list(notifications.map(\.id))) AND EXISTS (SELECT 1 FROM devices d WHERE d.user_id = n.user_id)
+            """
+        queue.isCached = true
+        try await db.execute(queue)
         return notifications
     }
 

@@ -26,6 +26,7 @@ public struct SQLSessionRepository: SessionRepository {
             else { return .invalid }
             let family: String = try row["family_id"]
             guard try row.optionalDate("used_at") == nil else {
+                try await Self.removeDevices(ofSession: family, db)
                 try await db.execute("DELETE FROM sessions WHERE family_id = \(family)")
                 try await db.execute("DELETE FROM refresh_tokens WHERE family_id = \(family)")
                 return .reused
@@ -66,18 +67,36 @@ public struct SQLSessionRepository: SessionRepository {
 
     public func revoke(tokenHash: String) async throws {
         try await database.transaction { db in
-            if let row = try await db.row("SELECT family_id FROM sessions WHERE token_hash = \(tokenHash)"),
-               let family = try row["family_id"] as String? {
+            let family = try await db.row("SELECT family_id FROM sessions WHERE token_hash = \(tokenHash)").flatMap { try $0["family_id"] as String? }
+            if let family {
                 try await db.execute("DELETE FROM refresh_tokens WHERE family_id = \(family)")
             }
+            // Signing out of a session removes the push devices it registered.
+            try await Self.removeDevices(ofSession: family ?? tokenHash, db)
             try await db.execute("DELETE FROM sessions WHERE token_hash = \(tokenHash)")
         }
+    }
+
+    /// Deletes the push devices registered by the session `sessionId` (a family id, or a bearer token hash for a
+    /// session without a family), with their pending deliveries.
+    private static func removeDevices(ofSession sessionId: String, _ db: any SQLExecutor) async throws {
+        try await db.execute("""
+            DELETE FROM push_deliveries WHERE device_token IN (SELECT token FROM devices WHERE session_id = \(sessionId))
+            """)
+        try await db.execute("DELETE FROM devices WHERE session_id = \(sessionId)")
     }
 
     @discardableResult
     public func deleteExpired(before date: Date) async throws -> Int {
         let cutoff = date.millisecondsSince1970
-        return try await database.execute("DELETE FROM sessions WHERE expires_at <= \(cutoff)")
+        let removed = try await database.execute("DELETE FROM sessions WHERE expires_at <= \(cutoff)")
             + database.execute("DELETE FROM refresh_tokens WHERE expires_at <= \(cutoff)")
+        // A device whose session has run out entirely (no bearer and no refresh token left) belongs to an app that is
+        // signed out: it gets no more pushes.
+        try await database.execute("""
+            DELETE FROM devices WHERE NOT EXISTS (SELECT 1 FROM sessions s WHERE s.family_id = devices.session_id OR s.token_hash = devices.session_id)
+              AND NOT EXISTS (SELECT 1 FROM refresh_tokens r WHERE r.family_id = devices.session_id)
+            """)
+        return removed
     }
 }

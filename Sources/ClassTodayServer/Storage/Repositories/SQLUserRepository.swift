@@ -85,7 +85,8 @@ public struct SQLUserRepository: UserRepository {
                 UPDATE classes SET favorite_count = favorite_count - 1
                 WHERE id IN (SELECT class_id FROM favorites WHERE user_id = \(id))
                 """)
-            for table in ["favorites", "sessions", "refresh_tokens", "identities", "notifications", "alert_index", "alerts"] {
+            for table in ["favorites", "sessions", "refresh_tokens", "identities", "notifications", "alert_index", "alerts",
+                          "push_deliveries", "devices", "push_outbox", "chat_room_mutes"] {
                 try await db.execute("DELETE FROM \(raw: table) WHERE user_id = \(id)")
             }
             try await db.execute("DELETE FROM blocks WHERE blocker_id = \(id) OR blocked_id = \(id)")
