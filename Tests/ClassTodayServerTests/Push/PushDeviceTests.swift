@@ -1,3 +1,4 @@
+import ClassTodayCore
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
@@ -27,6 +28,30 @@ struct PushDeviceTests {
             #expect(try await client.send(.delete, "/v1/me/devices/\(token)", token: user.token).status == .noContent)
             #expect(try await client.send(.delete, "/v1/me/devices/\(token)", token: user.token).status == .notFound)
             #expect(try await client.send(.get, "/v1/me/devices").status == .unauthorized)
+        }
+    }
+
+    @Test("a user keeps the devices registered last, up to the cap; a token registered by another user moves to them")
+    func capAndMove() async throws {
+        try await TestServer.withRouter { client in
+            let user = try await client.signup()
+            var tokens: [String] = []
+            for _ in 0...DeviceRules.maximumPerUser {
+                tokens.append(apnsToken())
+                #expect(try await client.registerDevice(tokens.last!, as: user.token).status == .created)
+                try await Task.sleep(for: .milliseconds(3))
+            }
+            func listed(_ bearer: String) async throws -> Set<String> {
+                let items = try #require(try await client.send(.get, "/v1/me/devices", token: bearer).jsonObject()["items"] as? [[String: Any]])
+                return Set(items.compactMap { $0["token"] as? String })
+            }
+            #expect(try await listed(user.token) == Set(tokens.dropFirst()), "the oldest registration makes room")
+
+            // A phone changing hands (signed out, another account signed in) registers the same token again.
+            let other = try await client.signup()
+            #expect(try await client.registerDevice(tokens.last!, as: other.token).status == .created)
+            #expect(try await listed(other.token) == [tokens.last!])
+            #expect(try await listed(user.token) == Set(tokens.dropFirst().dropLast()))
         }
     }
 
