@@ -112,7 +112,7 @@ struct BenchCommand: AsyncParsableCommand {
         }
     }
 
-    /// `classtoday bench alerts`.
+    /// `classtoday bench push`.
     struct PushBench: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "push",
@@ -127,22 +127,16 @@ struct BenchCommand: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
-            let configuration = try await options.resolve()
-            var logger = Logger(label: "classtoday")
-            logger.logLevel = configuration.logLevel
-            var benchOptions = PushBenchmark.Options()
-            benchOptions.recipients = recipients
-            benchOptions.rate = rate
-            let bar = Console.ProgressBar("setting up")
-            let lines = try await PushBenchmark(benchOptions, configuration: configuration, logger: logger).run { done, total in
-                bar.update(done, of: total)
-            }
-            for line in lines {
-                Console.line(line)
+            try await BenchCommand.report(options, label: "classtoday.bench.push", stage: "setting up") { configuration, logger, progress in
+                var benchOptions = PushBenchmark.Options()
+                benchOptions.recipients = recipients
+                benchOptions.rate = rate
+                return try await PushBenchmark(benchOptions, configuration: configuration, logger: logger).run(progress: progress)
             }
         }
     }
 
+    /// `classtoday bench alerts`.
     struct AlertsBench: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "alerts",
