@@ -9,7 +9,7 @@ extension SearchQuery {
     /// - **With one typo**, when the term is ``typoTolerantLengths`` Hangul syllables: one of its syllables may differ
     ///   from the document's in one jamo (leading consonant, vowel or trailing consonant, a missing one included):
     ///   `피아너` finds `피아노`, `바리스터` finds `바리스타`. Exact occurrences are found too.
-    struct RunPattern: Sendable {
+    struct RunPattern: Sendable, Hashable {
         /// The lengths, in syllables, of the terms that tolerate a one-jamo typo.
         static let typoTolerantLengths = 3...12
 

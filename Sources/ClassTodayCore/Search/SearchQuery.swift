@@ -31,9 +31,16 @@ public struct SearchQuery: Sendable, Hashable {
     /// The terms, in query order and without repetitions; never empty.
     public let terms: [Term]
 
+    /// How each run term finds its place, in the order of ``terms`` (nil for a word term): made once per query, as
+    /// alert matching tests one query against many listings.
+    private let runPatterns: [RunPattern?]
+
     /// Creates a query from its terms; use ``SearchTokenizer/query(_:)`` to parse user text.
     init(terms: [Term]) {
         self.terms = terms
+        runPatterns = terms.map { term in
+            if case .substring(let text) = term { RunPattern(text) } else { nil }
+        }
     }
 
     /// One term's condition on the index: a document must have every token of at least one alternative.
@@ -77,8 +84,8 @@ public struct SearchQuery: Sendable, Hashable {
     /// tell apart from the same bigrams elsewhere; initial consonants and typos are found through coarser tokens;
     /// and a long query may have had requirements left out.
     public var needsVerification: Bool {
-        let coarse = terms.contains { term in
-            if case .substring(let text) = term { text.unicodeScalars.count >= 3 || RunPattern(text).matchesInitials } else { false }
+        let coarse = runPatterns.contains { pattern in
+            pattern.map { $0.scalars.count >= 3 || $0.matchesInitials } ?? false
         }
         let requirementCount = terms.reduce(0) { count, term in
             count + Self.condition(for: term).alternatives.reduce(0) { $0 + $1.count }
@@ -135,9 +142,9 @@ public struct SearchQuery: Sendable, Hashable {
 
     /// Whether a document already cut into units satisfies every term exactly (see ``matches(_:)-(String)``).
     public func matches(_ document: SearchTokenizer.Document) -> Bool {
-        terms.allSatisfy { term in
+        zip(terms, runPatterns).allSatisfy { term, pattern in
             switch term {
-            case .substring(let text): document.containsInRun(RunPattern(text))
+            case .substring: pattern.map(document.containsInRun) ?? false
             case .prefix(let text): document.containsWord(withPrefix: Array(text.unicodeScalars))
             }
         }
