@@ -18,7 +18,7 @@ struct OversizedBodyTests {
             let port = try #require(client.port)
             let head = RawConnection.postHead("/v1/auth/login", contentLength: Self.twentyMiB, connectionClose: connectionClose)
             let exchange = try await RawConnection.exchange(
-                port: port, sending: [head] + RawConnection.body(bytes: Self.twentyMiB), within: .seconds(20))
+                port: port, sending: [head] + RawConnection.body(bytes: Self.twentyMiB), within: .seconds(60))
             #expect(!exchange.timedOut, "the client could not finish sending, or the server never ended the connection")
             #expect(!exchange.sendFailed)
             #expect(exchange.status == 413)

@@ -79,9 +79,9 @@ enum RawConnection {
                    + "Content-Length: \(contentLength)\r\n" + (connectionClose ? "Connection: close\r\n" : "") + "\r\n")
     }
 
-    /// `count` bytes of body in chunks of 64 KiB.
-    static func body(bytes count: Int) -> [ByteBuffer] {
-        let chunk = ByteBuffer(repeating: UInt8(ascii: "a"), count: 64 << 10)
+    /// `count` bytes of body in chunks of `chunkSize` bytes (1 MiB, the size of a blocking client's large `send`).
+    static func body(bytes count: Int, chunkSize: Int = 1 << 20) -> [ByteBuffer] {
+        let chunk = ByteBuffer(repeating: UInt8(ascii: "a"), count: chunkSize)
         return stride(from: 0, to: count, by: chunk.readableBytes).map { offset in
             chunk.getSlice(at: 0, length: min(chunk.readableBytes, count - offset)) ?? chunk
         }
