@@ -33,13 +33,15 @@ extension SearchBenchmark {
             }
         }
 
-        /// Whether two backends' pages agree. Ids differ between the two seeded copies (they carry the seeding
-        /// time), and relevance is ranked differently (bm25 against `ts_rank`): pages must have the same size,
-        /// and nearest-first pages the same distances.
+        /// Whether two backends' pages agree. Ids and creation times differ between the two seeded copies (they
+        /// carry the seeding time), but not the order of creation: nearest-first pages must have the same distances,
+        /// other pages the same listings (name and description) in the same order.
         private static func agree(_ page: Page<ClassView>, _ other: Page<ClassView>, sort: ClassSearch.Sort) -> Bool {
             guard page.items.count == other.items.count else { return false }
-            guard sort == .distance else { return true }
-            return zip(page.items, other.items).allSatisfy { abs(($0.distance ?? 0) - ($1.distance ?? 0)) < 1e-6 }
+            return zip(page.items, other.items).allSatisfy { mine, theirs in
+                sort == .distance ? abs((mine.distance ?? 0) - (theirs.distance ?? 0)) < 1e-6
+                    : (mine.listing.name, mine.listing.description) == (theirs.listing.name, theirs.listing.description)
+            }
         }
 
         /// The same first page read by scanning every listing: the search's conditions in one statement, with

@@ -57,7 +57,10 @@ public struct SearchBenchmark: Sendable {
         try await store.writer.write { db in
             if try !db.tableExists("sqlite_stat1") { try db.execute(sql: "ANALYZE") }
             try db.execute(sql: "CREATE VIRTUAL TABLE IF NOT EXISTS bench_rtree USING rtree(id, minLat, maxLat, minLon, maxLon)")
-            if try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM bench_rtree") == 0 {
+            // Keyed by the classes' rowids, which a migration may have renumbered: rebuilt when they differ.
+            let newest = "SELECT MAX(rowid) FROM classes WHERE lat IS NOT NULL"
+            if try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM bench_rtree") != Int64.fetchOne(db, sql: newest) {
+                try db.execute(sql: "DELETE FROM bench_rtree")
                 try db.execute(sql: "INSERT INTO bench_rtree SELECT rowid, lat, lat, lon, lon FROM classes WHERE lat IS NOT NULL")
             }
         }
@@ -98,7 +101,8 @@ public struct SearchBenchmark: Sendable {
     /// Runs the chosen query kinds and returns the report's lines.
     public func run() async throws -> [String] {
         var random = SyntheticData(seed: options.seed &+ 7)
-        let centers = (0..<options.queries).map { _ in random.location().point }
+        let places = (0..<options.queries).map { _ in random.location() }
+        let centers = places.map(\.point)
         let keywords = ["수학", "영어", "요가", "토익", "기타", "코딩", "과외"]
         var rows: [Row] = []
         if options.kinds.contains(.circle) {
@@ -109,9 +113,10 @@ public struct SearchBenchmark: Sendable {
         if options.kinds.contains(.keyword) {
             try await upgradeKeywordIndexes()
             for (label, words) in Self.keywordKinds {
-                rows.append(try await keywordRow(label, keywords: words, centers: nil))
+                rows.append(try await keywordRow(label, keywords: words, scope: .everywhere))
             }
-            rows.append(try await keywordRow("keyword + 5 km circle", keywords: keywords, centers: centers))
+            rows.append(try await keywordRow("keyword + 5 km circle", keywords: keywords, scope: .circle(centers)))
+            rows.append(try await keywordRow("keyword + district", keywords: keywords, scope: .district(places.map(\.district))))
         }
         let count = try await store.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM classes") ?? 0 }
         var lines = rows.isEmpty ? [] : report(rows, classes: count)
@@ -183,7 +188,17 @@ public struct SearchBenchmark: Sendable {
         }
     }
 
-    private func keywordRow(_ label: String, keywords: [String], centers: [GeoPoint]?) async throws -> Row {
+    /// Where a keyword row's queries look, query by query.
+    private enum KeywordScope {
+        /// Everywhere, by relevance.
+        case everywhere
+        /// Within 5 km of each centre, nearest first.
+        case circle([GeoPoint])
+        /// In each district (`keywordLocation`), by relevance.
+        case district([String])
+    }
+
+    private func keywordRow(_ label: String, keywords: [String], scope: KeywordScope) async throws -> Row {
         var indexed = LatencySample(), fullScan = LatencySample()
         var postgresSample = postgres.map { PostgresSample(store: $0, limit: options.limit, logger: logger) }
         var candidates = 0, results = 0
@@ -191,10 +206,14 @@ public struct SearchBenchmark: Sendable {
             let keyword = keywords[index % keywords.count]
             var query = ClassSearch()
             query.keyword = SearchTokenizer.query(keyword)
-            if let centers {
+            switch scope {
+            case .everywhere:
+                query.sort = .relevance
+            case .circle(let centers):
                 query.circle = .init(center: centers[index], radius: 5_000)
                 query.sort = .distance
-            } else {
+            case .district(let districts):
+                query.keywordLocation = districts[index]
                 query.sort = .relevance
             }
             let searcher = search(query)
@@ -206,7 +225,7 @@ public struct SearchBenchmark: Sendable {
             indexed.record(elapsed)
             results += page.items.count
             try await postgresSample?.record(query, sqlitePage: page, fullScan: index < options.fullScanQueries)
-            let match = query.keyword.map(ClassSearchDocument.match)
+            let match = query.keyword.map { ClassSearchDocument.match($0) }
             candidates += try await store.database.row("SELECT COUNT(*) AS count FROM class_search WHERE class_search MATCH \(match)")?["count"] ?? 0
             if index < options.fullScanQueries {
                 fullScan.record(try await fullScanSearch(center: query.circle?.center, radius: 5_000, keyword: keyword))

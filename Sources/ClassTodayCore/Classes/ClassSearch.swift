@@ -14,7 +14,8 @@ public struct ClassSearch: Sendable, Hashable {
         case distance
         /// Newest first; ties by id.
         case recent
-        /// Best keyword match first (bm25; needs a keyword); ties by id.
+        /// Best keyword match first (needs a keyword): listings whose name holds the keyword, then those whose
+        /// description does (``SearchQuery/RelevanceTier``), each newest first; ties by id.
         case relevance
     }
 

@@ -22,8 +22,9 @@ public enum SearchTokenizer {
     public static let maximumTokenLength = 64
 
     /// The version of ``indexTokens(for:)``: stored with the index, so that listings indexed by an earlier version
-    /// are re-indexed (``ClassRepository/upgradeKeywordIndex(batchSize:)``). Version 2 added initial-consonant bigrams.
-    public static let indexVersion = 2
+    /// are re-indexed (``ClassRepository/upgradeKeywordIndex(batchSize:)``). Version 2 added initial-consonant bigrams;
+    /// version 3 stores the name's tokens apart as well, for relevance order (``SearchQuery/RelevanceTier``).
+    public static let indexVersion = 3
 
     /// The most token requirements a query puts into its FTS5/tsquery expression. Dropping requirements
     /// only widens the candidate set, which ``SearchQuery/matches(_:)`` then filters exactly.

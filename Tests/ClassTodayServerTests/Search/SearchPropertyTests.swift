@@ -162,7 +162,8 @@ struct SearchPropertyTests {
                 let keys = views.map { ($0.listing.createdAt, $0.listing.id) }
                 #expect(zip(keys, keys.dropFirst()).allSatisfy { $0 >= $1 }, "round \(round): not newest first")
             case .relevance:
-                break
+                let keyword = try #require(search.keyword)
+                #expect(keyword.isInRelevanceOrder(views.map(\.listing)), "round \(round): not name hits first, then newest first")
             }
             if search.circle != nil { #expect(views.allSatisfy { $0.distance != nil }) }
         }

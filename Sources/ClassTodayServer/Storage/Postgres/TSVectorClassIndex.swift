@@ -1,24 +1,26 @@
 import ClassTodayCore
 
 /// Class keywords in PostgreSQL: `classes.search`, a `tsvector` of the exact ``ClassSearchDocument`` tokens (one
-/// lexeme each, no parser or dictionary), under a GIN index. PostgreSQL has no bm25: relevance is `ts_rank`,
-/// negated so that the smaller key comes first; it depends only on a listing's tokens and the query, so pages are
-/// stable.
+/// lexeme each, no parser or dictionary), and `classes.name_search`, those of the name alone, each under a GIN index.
 struct TSVectorClassIndex: ClassSearchIndex {
+    func rowKey(createdAt: Int64) -> (column: String, value: SQLStatement)? { nil }
+
     func index(_ listing: ClassListing, _ db: any SQLExecutor) async throws {
         let tokens = ClassSearchDocument.tokens(name: listing.name, description: listing.description)
+        let nameTokens = ClassSearchDocument.tokens(name: listing.name, description: "")
         try await db.execute("""
-            UPDATE classes SET search = array_to_tsvector(array_remove(string_to_array(\(tokens), ' '), '')) WHERE id = \(listing.id)
+            UPDATE classes SET search = array_to_tsvector(array_remove(string_to_array(\(tokens), ' '), '')),
+                name_search = array_to_tsvector(array_remove(string_to_array(\(nameTokens), ' '), ''))
+            WHERE id = \(listing.id)
             """)
     }
 
     func remove(classId: String, _ db: any SQLExecutor) async throws {
-        try await db.execute("UPDATE classes SET search = ''::tsvector WHERE id = \(classId)")
+        try await db.execute("UPDATE classes SET search = ''::tsvector, name_search = ''::tsvector WHERE id = \(classId)")
     }
 
-    func keyword(_ keyword: SearchQuery, sort: ClassSearch.Sort, withinRanges: Bool) -> KeywordClause {
-        KeywordClause(condition: "c.search @@ \(keyword.tsQuery)::tsquery",
-                      rank: "(-ts_rank(c.search, \(keyword.tsQuery)::tsquery))::float8")
+    func keyword(_ keyword: SearchQuery, withinRanges: Bool) -> KeywordClause {
+        KeywordClause(condition: "c.search @@ \(keyword.tsQuery)::tsquery")
     }
 
     /// Whether the cell holds more than ``CellCandidates/crowdedCell`` listings (deleted ones included), counted on
@@ -32,5 +34,21 @@ struct TSVectorClassIndex: ClassSearchIndex {
         return count > CellCandidates.crowdedCell ? .crowded : .range
     }
 
-    func rangeHint(sort: ClassSearch.Sort, keyword: SearchQuery?) -> String { "" }
+    var rangeHint: String { "" }
+
+    /// The planner walks `classes_by_recent` checking each listing's vector when hits are common, and reads the GIN
+    /// index's hits and sorts them when they are rare.
+    func newestStatement(
+        _ keyword: SearchQuery, nameOnly: Bool, columns: SQLStatement, conditions: [SQLStatement], after position: RecencyPosition?, limit: Int
+    ) -> SQLStatement {
+        var statement: SQLStatement = """
+            SELECT \(columns), c.name_search @@ \(keyword.tsQuery)::tsquery AS name_hit FROM classes c
+            WHERE c.\(raw: nameOnly ? "name_search" : "search") @@ \(keyword.tsQuery)::tsquery AND c.deleted_at IS NULL
+            """
+        for condition in conditions + (position.map { [$0.listingsAfter(.postgres)] } ?? []) {
+            statement.append(" AND \(condition)")
+        }
+        statement.append(" ORDER BY c.created_at DESC, c.id COLLATE \"C\" DESC LIMIT \(limit)")
+        return statement
+    }
 }

@@ -1,18 +1,35 @@
 import ClassTodayCore
 
-/// Class keywords in SQLite: the FTS5 table `class_search` (rowid = `classes.rowid`) holds each listing's tokens
-/// and its cells (``ClassSearchDocument``), so that a keyword within a cell is one doclist intersection.
+/// Class keywords in SQLite: the FTS5 table `class_search` (rowid = `classes.rowid`) holds each listing's tokens,
+/// its name's tokens and its cells (``ClassSearchDocument``), so that a keyword within a cell is one doclist
+/// intersection. A listing's rowid is ordered as its creation time (``rowid(createdAt:)``), so that FTS5, walking a
+/// doclist by rowid descending, reads hits newest first and stops at the page's end.
 struct FTS5ClassIndex: ClassSearchIndex {
+    /// Listings created in one millisecond share the rowids from `created_at << millisecondBits` on.
+    static let millisecondBits: Int64 = 10
+
+    /// The rowid of a listing created at `createdAt` (milliseconds since 1970): the first one free in that
+    /// millisecond's range, so that rowids are ordered as creation times. One millisecond holds 1,024 listings.
+    static func rowid(createdAt: Int64) -> SQLStatement {
+        let first = createdAt << millisecondBits
+        return "(SELECT COALESCE(MAX(rowid) + 1, \(first)) FROM classes WHERE rowid >= \(first) AND rowid < \(first + (1 << millisecondBits)))"
+    }
+
     /// The most keyword hits a cell may hold for a walk to read it: more than ``CellCandidates/crowdedCell``, since
     /// the hits are in hand already (one FTS query) and each split costs an FTS query per child.
     static let crowdedKeywordCell = 256
+
+    func rowKey(createdAt: Int64) -> (column: String, value: SQLStatement)? {
+        ("rowid", Self.rowid(createdAt: createdAt))
+    }
 
     func index(_ listing: ClassListing, _ db: any SQLExecutor) async throws {
         try await remove(classId: listing.id, db)
         let geohash = listing.location.map { Geohash($0, precision: Geohash.storagePrecision).string }
         try await db.execute("""
-            INSERT INTO class_search (rowid, tokens, cells)
-            SELECT rowid, \(ClassSearchDocument.tokens(name: listing.name, description: listing.description)),
+            INSERT INTO class_search (rowid, name, tokens, cells)
+            SELECT rowid, \(ClassSearchDocument.tokens(name: listing.name, description: "")),
+                \(ClassSearchDocument.tokens(name: listing.name, description: listing.description)),
                 \(ClassSearchDocument.cells(geohash: geohash))
             FROM classes WHERE id = \(listing.id)
             """)
@@ -22,15 +39,9 @@ struct FTS5ClassIndex: ClassSearchIndex {
         try await db.execute("DELETE FROM class_search WHERE rowid = (SELECT rowid FROM classes WHERE id = \(classId))")
     }
 
-    func keyword(_ keyword: SearchQuery, sort: ClassSearch.Sort, withinRanges: Bool) -> KeywordClause {
+    func keyword(_ keyword: SearchQuery, withinRanges: Bool) -> KeywordClause {
         let match = ClassSearchDocument.match(keyword)
         let verification: SQLStatement = "ct_matches(\(keyword.canonicalText), c.name, c.description)"
-        if sort == .relevance {
-            // Confirmed in Swift, in rank order, reading on until the page is full: in SQL every hit would be confirmed
-            // before the sort, a million of them for a common word.
-            return KeywordClause(join: "JOIN class_search ON class_search.rowid = c.rowid", condition: "class_search MATCH \(match)",
-                                 rank: "bm25(class_search)")
-        }
         if withinRanges {
             // The area drives: each candidate's tokens are checked by rowid, never the keyword's whole doclist.
             return KeywordClause(condition: "EXISTS (SELECT 1 FROM class_search WHERE class_search MATCH \(match) AND class_search.rowid = c.rowid)",
@@ -60,8 +71,50 @@ struct FTS5ClassIndex: ClassSearchIndex {
     }
 
     /// Without statistics SQLite prices a long OR of ranges above a scan; the ranges are what make geo searches fast,
-    /// so the index is pinned unless the keyword index drives the statement (relevance order).
-    func rangeHint(sort: ClassSearch.Sort, keyword: SearchQuery?) -> String {
-        sort != .relevance || keyword == nil ? "INDEXED BY classes_by_geohash" : ""
+    /// so the index is pinned.
+    var rangeHint: String { "INDEXED BY classes_by_geohash" }
+
+    /// FTS5 drives (`CROSS JOIN` keeps it the outer loop) and walks its doclist by rowid descending, which is newest
+    /// first but for listings created in the same millisecond: ``newest(_:nameOnly:columns:conditions:after:limit:_:)``
+    /// puts those in id order.
+    func newestStatement(
+        _ keyword: SearchQuery, nameOnly: Bool, columns: SQLStatement, conditions: [SQLStatement], after position: RecencyPosition?, limit: Int
+    ) -> SQLStatement {
+        var conditions = conditions
+        if let position {
+            conditions.append(position.listingsAfter(.sqlite))
+            conditions.append("class_search.rowid < \((position.createdAt + 1) << Self.millisecondBits)")
+        }
+        return newestStatement(keyword, nameOnly: nameOnly, columns: columns, conditions: conditions, limit: limit)
+    }
+
+    func newest(
+        _ keyword: SearchQuery, nameOnly: Bool, columns: SQLStatement, conditions: [SQLStatement], after position: RecencyPosition?, limit: Int,
+        _ db: any SQLExecutor
+    ) async throws -> [SQLRow] {
+        var rows = try await db.rows(newestStatement(keyword, nameOnly: nameOnly, columns: columns, conditions: conditions, after: position, limit: limit))
+        let slots: Int64 = (1 << Self.millisecondBits) - 1
+        if rows.count >= limit, let last: Int64 = try rows.last?["search_rowid"], last & slots != 0 {
+            // The last row's millisecond may hold more hits, at lower rowids: read them all.
+            var rest = conditions
+            if let position { rest.append(position.listingsAfter(.sqlite)) }
+            rest += ["class_search.rowid >= \(last & ~slots)", "class_search.rowid < \(last)"]
+            rows += try await db.rows(newestStatement(keyword, nameOnly: nameOnly, columns: columns, conditions: rest, limit: nil))
+        }
+        let keyed = try rows.map { row in (createdAt: try row["created_at"] as Int64, id: try row["id"] as String, row: row) }
+        return keyed.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }.map(\.row)
+    }
+
+    /// The statement behind both reads of ``newest(_:nameOnly:columns:conditions:after:limit:_:)``.
+    private func newestStatement(_ keyword: SearchQuery, nameOnly: Bool, columns: SQLStatement, conditions: [SQLStatement], limit: Int?) -> SQLStatement {
+        var statement: SQLStatement = """
+            SELECT class_search.rowid AS search_rowid, 1 AS name_hit, \(columns) FROM class_search CROSS JOIN classes c
+            WHERE class_search MATCH \(ClassSearchDocument.match(keyword, nameOnly: nameOnly)) AND c.rowid = class_search.rowid
+                AND c.deleted_at IS NULL
+            """
+        for condition in conditions { statement.append(" AND \(condition)") }
+        statement.append(" ORDER BY class_search.rowid DESC")
+        if let limit { statement.append(" LIMIT \(limit)") }
+        return statement
     }
 }

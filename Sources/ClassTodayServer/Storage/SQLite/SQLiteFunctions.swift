@@ -21,6 +21,17 @@ enum SQLiteFunctions {
         return query.matches(ClassSearchDocument.text(name: name, description: description))
     }
 
+    /// `ct_search_tokens(name, description)`: ``ClassSearchDocument/tokens(name:description:)``, for migrations that
+    /// rebuild the keyword index.
+    static let searchTokens = DatabaseFunction("ct_search_tokens", argumentCount: 2, pure: true) { values in
+        ClassSearchDocument.tokens(name: String.fromDatabaseValue(values[0]) ?? "", description: String.fromDatabaseValue(values[1]) ?? "")
+    }
+
+    /// `ct_search_cells(geohash)`: ``ClassSearchDocument/cells(geohash:)``, for migrations that rebuild the keyword index.
+    static let searchCells = DatabaseFunction("ct_search_cells", argumentCount: 1, pure: true) { values in
+        ClassSearchDocument.cells(geohash: String.fromDatabaseValue(values[0]))
+    }
+
     /// Queries parsed once per text: `ct_matches` is called once per candidate row with the same query.
     private static let parsedQueries = QueryCache()
 
@@ -43,12 +54,15 @@ enum SQLiteFunctions {
     static func register(in db: Database) {
         db.add(function: distance)
         db.add(function: matches)
+        db.add(function: searchTokens)
+        db.add(function: searchCells)
     }
 }
 
 /// What the keyword index (`class_search`) holds of a listing, and the FTS5 expressions that query it. The index
-/// has two columns: `tokens`, the search tokens of the name and description, and `cells`, the listing's geohash
-/// prefixes of ``cellPrecisions`` characters, so that a keyword search within an area intersects two doclists.
+/// has three columns: `name`, the search tokens of the name alone (relevance's first tier), `tokens`, those of the
+/// name and description, and `cells`, the listing's geohash prefixes of ``cellPrecisions`` characters, so that a
+/// keyword search within an area intersects two doclists. Its rowid is the listing's (``FTS5ClassIndex/rowid(createdAt:)``).
 package enum ClassSearchDocument {
     /// The lengths of the geohash prefixes stored as cell tokens: 156 km down to 150 m cells.
     static let cellPrecisions = 3...7
@@ -59,9 +73,10 @@ package enum ClassSearchDocument {
         return cellPrecisions.map { String(geohash.prefix($0)) }.joined(separator: " ")
     }
 
-    /// An FTS5 expression selecting the listings whose tokens hold `keyword`'s (a superset of its matches).
-    package static func match(_ keyword: SearchQuery) -> String {
-        "tokens : (\(keyword.ftsMatchExpression))"
+    /// An FTS5 expression selecting the listings whose tokens hold `keyword`'s (a superset of its matches); with
+    /// `nameOnly`, those whose name's tokens do.
+    package static func match(_ keyword: SearchQuery, nameOnly: Bool = false) -> String {
+        "\(nameOnly ? "name" : "tokens") : (\(keyword.ftsMatchExpression))"
     }
 
     /// ``match(_:)`` restricted to listings stored in `cell` or, for cells finer than ``cellPrecisions``, in its
@@ -78,7 +93,7 @@ package enum ClassSearchDocument {
         name + "\n" + description
     }
 
-    /// The FTS tokens of a listing, space-separated.
+    /// The FTS tokens of a listing, space-separated; with an empty description, those of its name alone.
     static func tokens(name: String, description: String) -> String {
         SearchTokenizer.indexText(for: text(name: name, description: description))
     }

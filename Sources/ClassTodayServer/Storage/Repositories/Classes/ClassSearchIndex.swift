@@ -5,17 +5,55 @@ import ClassTodayCore
 /// how a nearest-first walk reads a cell. Everything else about classes is written once, in ``SQLClassRepository``
 /// and ``SQLClassSearch``.
 protocol ClassSearchIndex: Sendable {
+    /// The key a new listing created at `createdAt` (milliseconds since 1970) is stored under, as a column of
+    /// `classes` and its value, or nil where the backend picks none.
+    func rowKey(createdAt: Int64) -> (column: String, value: SQLStatement)?
     /// Stores the keyword tokens of `listing` (a row of `classes` already), replacing any it had, inside the
     /// caller's transaction.
     func index(_ listing: ClassListing, _ db: any SQLExecutor) async throws
     /// Forgets the keyword tokens of a deleted listing, inside the caller's transaction.
     func remove(classId: String, _ db: any SQLExecutor) async throws
     /// How a search statement over `classes c` selects the listings whose tokens hold `keyword`'s.
-    func keyword(_ keyword: SearchQuery, sort: ClassSearch.Sort, withinRanges: Bool) -> KeywordClause
+    func keyword(_ keyword: SearchQuery, withinRanges: Bool) -> KeywordClause
     /// What a nearest-first walk reads of `cell` for a search with `keyword`.
     func cell(_ cell: Geohash, keyword: SearchQuery?, _ db: any SQLExecutor) async throws -> CellCandidates
     /// Placed after `classes c` in a search statement that geohash ranges drive (an index hint), or empty.
-    func rangeHint(sort: ClassSearch.Sort, keyword: SearchQuery?) -> String
+    var rangeHint: String { get }
+
+    /// One read of the walk behind relevance order: the listings satisfying `conditions` (over `classes c`) whose
+    /// tokens hold `keyword`'s index condition, or their name's alone with `nameOnly`, newest first (`created_at`,
+    /// then id, descending), after `position`, `limit` of them. Each row has `columns` and `name_hit`, whether the
+    /// listing's name tokens hold the keyword's (true where the backend keeps every listing's name tokens).
+    func newestStatement(
+        _ keyword: SearchQuery, nameOnly: Bool, columns: SQLStatement, conditions: [SQLStatement], after position: RecencyPosition?, limit: Int
+    ) -> SQLStatement
+    /// Runs ``newestStatement(_:nameOnly:columns:conditions:after:limit:)`` and returns its rows exactly newest first;
+    /// it may return more than `limit` rows, to finish the listings created in the last row's millisecond.
+    func newest(
+        _ keyword: SearchQuery, nameOnly: Bool, columns: SQLStatement, conditions: [SQLStatement], after position: RecencyPosition?, limit: Int,
+        _ db: any SQLExecutor
+    ) async throws -> [SQLRow]
+}
+
+extension ClassSearchIndex {
+    func newest(
+        _ keyword: SearchQuery, nameOnly: Bool, columns: SQLStatement, conditions: [SQLStatement], after position: RecencyPosition?, limit: Int,
+        _ db: any SQLExecutor
+    ) async throws -> [SQLRow] {
+        try await db.rows(newestStatement(keyword, nameOnly: nameOnly, columns: columns, conditions: conditions, after: position, limit: limit))
+    }
+}
+
+/// A place in newest-first order: the creation time and id of the last listing seen.
+struct RecencyPosition {
+    /// `created_at`, in milliseconds since 1970.
+    let createdAt: Int64
+    let id: String
+
+    /// The condition over `classes c` selecting the listings after this one, newest first, in `dialect`'s SQL.
+    func listingsAfter(_ dialect: SQLDialect) -> SQLStatement {
+        "(c.created_at < \(createdAt) OR (c.created_at = \(createdAt) AND c.id \(raw: dialect.byteOrder) < \(id)))"
+    }
 }
 
 extension SQLDialect {
@@ -30,12 +68,8 @@ extension SQLDialect {
 
 /// The parts of a search statement that select a keyword's listings.
 struct KeywordClause {
-    /// Joined to `classes c` (SQLite's FTS5 table, when it ranks), or empty.
-    var join: SQLStatement = ""
     /// The condition: a superset of the listings ``SearchQuery/matches(_:)-(String)`` accepts.
     var condition: SQLStatement
-    /// The relevance of a hit, smaller first; selected as `rank` when the search sorts by relevance.
-    var rank: SQLStatement?
     /// SQL confirming a keyword that needs verification (``SearchQuery/needsVerification``), or nil: the search
     /// confirms those in Swift, reading on until its page is full.
     var verification: SQLStatement?

@@ -26,15 +26,18 @@ public struct SQLClassRepository: ClassRepository {
     /// Inserts a listing's row and its keyword tokens (not its images), inside the caller's transaction.
     package static func insert(_ listing: ClassListing, _ db: any SQLExecutor) async throws {
         let columns = ColumnValues(listing)
+        let createdAt = listing.createdAt.millisecondsSince1970
+        let key = db.dialect.classIndex.rowKey(createdAt: createdAt)
+        let keyValue: SQLStatement = key.map { "\($0.value), " } ?? ""
         try await db.execute("""
-            INSERT INTO classes (id, type, name, description, days, days_mask, time, place, lat, lon, geohash,
+            INSERT INTO classes (\(raw: key.map { $0.column + ", " } ?? "")id, type, name, description, days, days_mask, time, place, lat, lon, geohash,
                 keyword_location, price, price_unit, subjects, subjects_mask, targets, targets_mask, capacity,
                 status, writer_id, favorite_count, created_at, updated_at)
-            VALUES (\(listing.id), \(listing.type.rawValue), \(listing.name), \(listing.description), \(columns.days),
+            VALUES (\(keyValue)\(listing.id), \(listing.type.rawValue), \(listing.name), \(listing.description), \(columns.days),
                 \(columns.daysMask), \(listing.time), \(listing.place), \(listing.location?.lat), \(listing.location?.lon),
                 \(columns.geohash), \(listing.keywordLocation), \(listing.price), \(listing.priceUnit.rawValue),
                 \(columns.subjects), \(columns.subjectsMask), \(columns.targets), \(columns.targetsMask), \(listing.capacity),
-                \(listing.status.rawValue), \(listing.writerId), 0, \(listing.createdAt.millisecondsSince1970),
+                \(listing.status.rawValue), \(listing.writerId), 0, \(createdAt),
                 \(listing.updatedAt.millisecondsSince1970))
             """)
         try await db.dialect.classIndex.index(listing, db)

@@ -17,6 +17,10 @@ import Foundation
 /// Keywords: the index's condition selects a superset of the matches; when ``SearchQuery/needsVerification`` the
 /// candidates are confirmed by the index's SQL when it has some, or else here with ``SearchQuery/matches(_:)-(String)``,
 /// reading further candidates until the page is full or none are left.
+///
+/// Relevance order (``SearchQuery/RelevanceTier``) reads the name tier, then the description tier, each newest first
+/// from the keyword index (``ClassSearchIndex/newest(_:nameOnly:columns:conditions:after:limit:_:)``), and stops
+/// once the page is full: no hit is scored, however common the word.
 package struct SQLClassSearch {
     let search: ClassSearch
     let page: PageRequest
@@ -56,6 +60,8 @@ package struct SQLClassSearch {
         let keys: [Key]
         if search.sort == .distance, let circle = search.circle {
             keys = try await nearestFirst(db, circle: circle)
+        } else if search.sort == .relevance, let keyword = search.keyword {
+            keys = try await byRelevance(db, keyword: keyword)
         } else {
             keys = try await self.keys(db, ranges: coveringRanges, limit: page.limit + 1)
         }
@@ -67,24 +73,37 @@ package struct SQLClassSearch {
         search.circle.map { GeohashCover.circle(center: $0.center, radiusMeters: $0.radius) } ?? search.box.map(GeohashCover.box)
     }
 
-    /// The sort key of one result, and the text needed to confirm a keyword.
+    /// The sort key of one result, and what is needed to confirm a keyword.
     private struct Key {
         let id: String
-        let value: PageCursorValue
+        /// The sort values before the id, as the page cursor carries them.
+        let values: [PageCursorValue]
+        let createdAt: Int64
         let distance: Double?
-        let text: String?
+        let name: String?
+        let description: String?
         let writerId: String?
+        /// Whether the name's own index tokens hold the keyword's (``ClassSearchIndex/newest(_:nameOnly:columns:conditions:after:limit:_:)``).
+        let nameHit: Bool
 
-        init(row: SQLRow, sort: ClassSearch.Sort) throws {
+        init(row: SQLRow, sort: ClassSearch.Sort, tier: SearchQuery.RelevanceTier? = nil) throws {
             id = try row["id"]
+            createdAt = try row["created_at"]
             writerId = row.contains("writer_id") ? try row["writer_id"] : nil
             distance = row.contains("distance") ? try row["distance"] : nil
+            name = row.contains("name") ? try row["name"] : nil
+            description = row.contains("description") ? try row["description"] : nil
+            nameHit = row.contains("name_hit") ? try row["name_hit"] as Bool : false
             switch sort {
-            case .distance: value = .double(distance ?? 0)
-            case .relevance: value = .double(row.contains("rank") ? try row["rank"] : 0)
-            case .recent: value = .int(try row["created_at"])
+            case .distance: values = [.double(distance ?? 0)]
+            case .relevance: values = [.int(Int64(tier?.rawValue ?? 0)), .int(createdAt)]
+            case .recent: values = [.int(createdAt)]
             }
-            text = row.contains("name") ? ClassSearchDocument.text(name: try row["name"], description: try row["description"]) : nil
+        }
+
+        /// The searchable text, when it was read.
+        var text: String? {
+            name.map { ClassSearchDocument.text(name: $0, description: description ?? "") }
         }
     }
 
@@ -116,7 +135,7 @@ package struct SQLClassSearch {
         let items = visible.compactMap { key in
             byId[key.id].map { ClassView(listing: $0.listing, writer: $0.writer, isFavorite: $0.isFavorite, distance: key.distance) }
         }
-        let next = keys.count > page.limit ? visible.last.map { PageCursor(ordering: ordering, values: [$0.value, .string($0.id)]).encoded } : nil
+        let next = keys.count > page.limit ? visible.last.map { PageCursor(ordering: ordering, values: $0.values + [.string($0.id)]).encoded } : nil
         return Page(items: items, nextCursor: next)
     }
 
@@ -129,7 +148,7 @@ package struct SQLClassSearch {
             guard count > 0 else { return [] }
             hits = (condition, count)
         }
-        let clause = search.keyword.map { index.keyword($0, sort: search.sort, withinRanges: ranges != nil) }
+        let clause = search.keyword.map { index.keyword($0, withinRanges: ranges != nil) }
         let confirmedHere = search.keyword.flatMap { keyword in
             keyword.needsVerification && (hits != nil || clause?.verification == nil) ? keyword : nil
         }
@@ -147,8 +166,8 @@ package struct SQLClassSearch {
             keys += fetched.filter { key in
                 !(key.writerId.map(blockedWriters.contains) ?? false) && confirmedHere.map { $0.matches(key.text ?? "") } ?? true
             }
-            guard hits == nil, fetched.count == batch, let last = fetched.last else { break }
-            position = Position(value: last.value, id: last.id)
+            guard hits == nil, fetched.count == batch, let last = fetched.last, let value = last.values.first else { break }
+            position = Position(value: value, id: last.id)
         }
         return Array(keys.prefix(limit))
     }
@@ -159,14 +178,109 @@ package struct SQLClassSearch {
         return Position(value: value, id: id)
     }
 
-    /// The statement of the first step (the first cell, for nearest-first searches); nil when nothing can match.
+    /// The statement of the first step (the first cell, for nearest-first searches; the name tier's first read, by
+    /// relevance); nil when nothing can match.
     func firstStatement() -> SQLStatement? {
         var ranges = coveringRanges
         if search.sort == .distance, let circle = search.circle {
             ranges = [GeohashRange(cell: Geohash(circle.center, precision: 6))]
+        } else if search.sort == .relevance, let keyword = search.keyword {
+            guard let area = areaConditions(ranges: ranges) else { return nil }
+            return index.newestStatement(keyword, nameOnly: true, columns: relevanceColumns(area, tier: .name, keyword: keyword),
+                                         conditions: filterConditions + area.all, after: nil, limit: page.limit + 1)
         }
-        let clause = search.keyword.map { index.keyword($0, sort: search.sort, withinRanges: ranges != nil) }
+        let clause = search.keyword.map { index.keyword($0, withinRanges: ranges != nil) }
         return statement(ranges: ranges, limit: page.limit + 1, after: nil, keyword: clause)
+    }
+
+    /// The keys of a relevance page: the name tier's hits, then the description tier's, each newest first, after the
+    /// cursor, read in batches until the page is full.
+    private func byRelevance(_ db: any SQLExecutor, keyword: SearchQuery) async throws -> [Key] {
+        guard let area = areaConditions(ranges: coveringRanges) else { return [] }
+        let wanted = page.limit + 1
+        let start = relevanceStart
+        var keys: [Key] = []
+        for tier in SearchQuery.RelevanceTier.allCases where tier >= start.tier {
+            var position = tier == start.tier ? start.position : nil
+            // The description tier leaves out the name tier's hits in Swift, so it reads in larger batches.
+            let filtersHere = tier == .description || keyword.needsVerification || !blockedWriters.isEmpty
+            while keys.count < wanted {
+                let batch = filtersHere ? max(wanted - keys.count, Self.verificationBatch) : wanted - keys.count
+                let rows = try await index.newest(keyword, nameOnly: tier == .name, columns: relevanceColumns(area, tier: tier, keyword: keyword),
+                                                  conditions: filterConditions + area.all, after: position, limit: batch, db)
+                let fetched = try rows.map { try Key(row: $0, sort: .relevance, tier: tier) }
+                keys += fetched.filter { key in
+                    !(key.writerId.map(blockedWriters.contains) ?? false) && Self.belongs(key, to: tier, keyword: keyword)
+                }
+                guard fetched.count >= batch, let last = fetched.last else { break }
+                position = RecencyPosition(createdAt: last.createdAt, id: last.id)
+            }
+            if keys.count >= wanted { break }
+        }
+        return Array(keys.prefix(wanted))
+    }
+
+    /// Whether a candidate the index found for `tier` is a match of that tier: the name tier's candidates (their
+    /// name's tokens hold the keyword's) must match by name alone; the description tier's must match, and not by
+    /// name alone when the name tier found them.
+    private static func belongs(_ key: Key, to tier: SearchQuery.RelevanceTier, keyword: SearchQuery) -> Bool {
+        switch tier {
+        case .name:
+            return !keyword.needsVerification || keyword.matches(key.name ?? "")
+        case .description:
+            if keyword.needsVerification, !keyword.matches(key.text ?? "") { return false }
+            return !(key.nameHit && keyword.relevanceTier(ofListingNamed: key.name ?? "") == .name)
+        }
+    }
+
+    /// The columns a relevance read selects for `tier`: the name when the tier needs it, the description when the
+    /// keyword must be confirmed on the whole text.
+    private func relevanceColumns(_ area: AreaConditions, tier: SearchQuery.RelevanceTier, keyword: SearchQuery) -> SQLStatement {
+        var columns: SQLStatement = blockedWriters.isEmpty ? "c.id, c.created_at" : "c.id, c.created_at, c.writer_id"
+        if let distance = area.distance { columns.append(", \(distance) AS distance") }
+        if tier == .description || keyword.needsVerification { columns.append(", c.name") }
+        if tier == .description, keyword.needsVerification { columns.append(", c.description") }
+        return columns
+    }
+
+    /// Where a relevance page continues: the tier of the cursor's last result and its place in it, or the start.
+    private var relevanceStart: (tier: SearchQuery.RelevanceTier, position: RecencyPosition?) {
+        guard let values = page.after?.values, values.count == 3, let rawTier = values[0].int,
+              let tier = SearchQuery.RelevanceTier(rawValue: Int(rawTier)), let createdAt = values[1].int, let id = values[2].string
+        else { return (.name, nil) }
+        return (tier, RecencyPosition(createdAt: createdAt, id: id))
+    }
+
+    /// A search's area as statement conditions over `classes c`: its geohash ranges and box, and its circle's distance
+    /// expression, which callers select and compare with the radius.
+    struct AreaConditions {
+        var conditions: [SQLStatement] = []
+        var distance: SQLStatement?
+        var radius = 0.0
+
+        /// The conditions and, for a circle, the distance within the radius.
+        var all: [SQLStatement] {
+            conditions + (distance.map { ["\($0) <= \(radius)"] } ?? [])
+        }
+    }
+
+    /// The conditions selecting the search's circle and box, within `ranges` when given; nil when nothing can match.
+    private func areaConditions(ranges: [GeohashRange]?) -> AreaConditions? {
+        var area = AreaConditions()
+        if let ranges {
+            if ranges.isEmpty { return nil }
+            area.conditions.append("(\(joined(ranges.map { "(c.geohash >= \($0.lower) AND c.geohash < \($0.upper))" }, " OR ")))")
+        }
+        if let box = search.box {
+            area.conditions.append("c.lat BETWEEN \(box.minLat) AND \(box.maxLat)")
+            area.conditions.append(box.crossesAntimeridian ? "(c.lon >= \(box.minLon) OR c.lon <= \(box.maxLon))" : "c.lon BETWEEN \(box.minLon) AND \(box.maxLon)")
+        }
+        if let circle = search.circle {
+            let distance = dialect.distance(lat1: "c.lat", lon1: "c.lon", lat2: "\(circle.center.lat)", lon2: "\(circle.center.lon)")
+            area.distance = distance
+            area.radius = circle.radius
+        }
+        return area
     }
 
     /// One statement: candidates in `ranges` (all listings when nil) that satisfy everything, after `position`, in
@@ -176,50 +290,34 @@ package struct SQLClassSearch {
         ranges: [GeohashRange]?, limit: Int, after position: Position?, keyword clause: KeywordClause?,
         hits: SQLStatement? = nil, withText: Bool = false
     ) -> SQLStatement? {
+        guard let area = areaConditions(ranges: ranges) else { return nil }
         var columns: SQLStatement = blockedWriters.isEmpty ? "c.id, c.created_at" : "c.id, c.created_at, c.writer_id"
-        var conditions = filterConditions
+        var conditions = filterConditions + area.conditions
         var outer: [SQLStatement] = []
-        var join: SQLStatement = ""
-        var hint = ""
-        if let ranges {
-            if ranges.isEmpty { return nil }
-            conditions.append("(\(joined(ranges.map { "(c.geohash >= \($0.lower) AND c.geohash < \($0.upper))" }, " OR ")))")
-            hint = index.rangeHint(sort: search.sort, keyword: search.keyword)
-        }
-        if let box = search.box {
-            conditions.append("c.lat BETWEEN \(box.minLat) AND \(box.maxLat)")
-            conditions.append(box.crossesAntimeridian ? "(c.lon >= \(box.minLon) OR c.lon <= \(box.maxLon))" : "c.lon BETWEEN \(box.minLon) AND \(box.maxLon)")
-        }
-        if let circle = search.circle {
-            let distance = dialect.distance(lat1: "c.lat", lon1: "c.lon", lat2: "\(circle.center.lat)", lon2: "\(circle.center.lon)")
+        var hint = ranges == nil ? "" : index.rangeHint
+        if let distance = area.distance {
             columns.append(", \(distance) AS distance")
-            outer.append("k.distance <= \(circle.radius)")
+            outer.append("k.distance <= \(area.radius)")
         }
         if let keyword = search.keyword {
             if let hits {
                 conditions.append(hits)
                 hint = ""
             } else if let clause {
-                join = clause.join
                 conditions.append(clause.condition)
-                if search.sort == .relevance, let rank = clause.rank { columns.append(", \(rank) AS rank") }
                 if !withText, keyword.needsVerification, let verification = clause.verification { conditions.append(verification) }
             }
             if withText { columns.append(", c.name, c.description") }
         }
-        // Keyset: (key, id) ascending for distance and relevance, descending for recent.
-        let (key, ascending): (String, Bool) = switch search.sort {
-        case .distance: ("k.distance", true)
-        case .relevance: ("k.rank", true)
-        case .recent: ("k.created_at", false)
-        }
+        // Keyset: (key, id) ascending for distance, descending for recent (relevance reads through the index instead).
+        let (key, ascending) = search.sort == .distance ? ("k.distance", true) : ("k.created_at", false)
         let direction = ascending ? "" : " DESC"
         if let position {
             if case .string = position.value {
                 // Numbers sort before text: nothing follows a text key ascending, everything descending.
                 if ascending { return nil }
             } else {
-                let value: SQLStatement = search.sort == .recent ? "\(position.value.int ?? 0)" : "\(position.value.double ?? 0)"
+                let value: SQLStatement = ascending ? "\(position.value.double ?? 0)" : "\(position.value.int ?? 0)"
                 let beyond = ascending ? ">" : "<"
                 outer.append("""
                     (\(raw: key) \(raw: beyond) \(value) OR (\(raw: key) = \(value) AND k.id \(raw: dialect.byteOrder) \(raw: beyond) \(position.id)))
@@ -227,7 +325,7 @@ package struct SQLClassSearch {
             }
         }
         return """
-            SELECT * FROM (SELECT \(columns) FROM classes c \(raw: hint) \(join)
+            SELECT * FROM (SELECT \(columns) FROM classes c \(raw: hint)
                 WHERE \(joined(["c.deleted_at IS NULL"] + conditions, " AND "))) k
             WHERE \(outer.isEmpty ? "1 = 1" : joined(outer, " AND "))
             ORDER BY \(raw: key)\(raw: direction), k.id \(raw: dialect.byteOrder)\(raw: direction) LIMIT \(limit)

@@ -1,0 +1,34 @@
+-- Relevance order (a hit in the name before a hit in the description, newest first within each; see
+-- `SearchQuery.RelevanceTier`) is read from the keyword index newest first, stopping once the page is full, instead of
+-- scoring every hit. Two changes make that possible:
+--
+-- * A listing's rowid becomes `created_at << 10` plus its place among the listings created in the same millisecond
+--   (`SQLClassRepository.insert` assigns new ones the same way), so that the index, walked by rowid descending, yields
+--   listings newest first. Rowids are first made negative so that no new rowid meets an old one.
+-- * `class_search` gets a `name` column, the tokens of the name alone, beside `tokens` (name and description) and
+--   `cells`. It is rebuilt here with the server's own tokenizer (`ct_search_tokens`, `ct_search_cells`), so the
+--   stored tokens are those of `SearchTokenizer.indexVersion` 3 and the background upgrade has nothing left to do.
+
+CREATE TEMP TABLE class_rowids AS
+SELECT -rowid AS old_rowid, (created_at << 10) + ROW_NUMBER() OVER (PARTITION BY created_at ORDER BY id) - 1 AS new_rowid
+FROM classes;
+
+CREATE INDEX temp.class_rowids_by_old ON class_rowids(old_rowid);
+
+UPDATE classes SET rowid = -rowid;
+
+UPDATE classes SET rowid = (SELECT new_rowid FROM class_rowids WHERE old_rowid = classes.rowid);
+
+DROP TABLE temp.class_rowids;
+
+CREATE VIRTUAL TABLE class_search_named USING fts5(name, tokens, cells, tokenize = "unicode61 remove_diacritics 0");
+
+INSERT INTO class_search_named (rowid, name, tokens, cells)
+SELECT rowid, ct_search_tokens(name, ''), ct_search_tokens(name, description), ct_search_cells(geohash)
+FROM classes WHERE deleted_at IS NULL;
+
+DROP TABLE class_search;
+
+ALTER TABLE class_search_named RENAME TO class_search;
+
+UPDATE search_index_state SET version = 3, reindexed_through = '';
