@@ -43,9 +43,9 @@ public enum SearchTokenizer {
         return String(String.UnicodeScalarView(scalars))
     }
 
-    /// The tokens to store for a document, in text order and with repetitions (so that bm25 sees term
-    /// frequencies). Pass the class name and description joined by a newline: a line break separates
-    /// Hangul runs, so words of the name and the description are never joined.
+    /// The tokens to store for a document, in text order and with repetitions. Pass the class name and description
+    /// joined by a newline: a line break separates Hangul runs, so words of the name and the description are never
+    /// joined.
     public static func indexTokens(for text: String) -> [String] {
         Document(text: text).indexTokens()
     }

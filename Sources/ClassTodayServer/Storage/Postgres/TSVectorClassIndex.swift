@@ -45,6 +45,7 @@ struct TSVectorClassIndex: ClassSearchIndex {
             SELECT \(columns), c.name_search @@ \(keyword.tsQuery)::tsquery AS name_hit FROM classes c
             WHERE c.\(raw: nameOnly ? "name_search" : "search") @@ \(keyword.tsQuery)::tsquery AND c.deleted_at IS NULL
             """
+        if !nameOnly, !keyword.needsVerification { statement.append(" AND NOT c.name_search @@ \(keyword.tsQuery)::tsquery") }
         for condition in conditions + (position.map { [$0.listingsAfter(.postgres)] } ?? []) {
             statement.append(" AND \(condition)")
         }

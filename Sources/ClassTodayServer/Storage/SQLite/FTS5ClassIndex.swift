@@ -105,11 +105,19 @@ struct FTS5ClassIndex: ClassSearchIndex {
         return keyed.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }.map(\.row)
     }
 
+    /// The FTS5 expression of a ``newestStatement(_:nameOnly:columns:conditions:after:limit:)``.
+    private static func newestMatch(_ keyword: SearchQuery, nameOnly: Bool) -> String {
+        let inName = ClassSearchDocument.match(keyword, nameOnly: true)
+        if nameOnly { return inName }
+        let anywhere = ClassSearchDocument.match(keyword)
+        return keyword.needsVerification ? anywhere : "(\(anywhere)) NOT (\(inName))"
+    }
+
     /// The statement behind both reads of ``newest(_:nameOnly:columns:conditions:after:limit:_:)``.
     private func newestStatement(_ keyword: SearchQuery, nameOnly: Bool, columns: SQLStatement, conditions: [SQLStatement], limit: Int?) -> SQLStatement {
         var statement: SQLStatement = """
             SELECT class_search.rowid AS search_rowid, 1 AS name_hit, \(columns) FROM class_search CROSS JOIN classes c
-            WHERE class_search MATCH \(ClassSearchDocument.match(keyword, nameOnly: nameOnly)) AND c.rowid = class_search.rowid
+            WHERE class_search MATCH \(Self.newestMatch(keyword, nameOnly: nameOnly)) AND c.rowid = class_search.rowid
                 AND c.deleted_at IS NULL
             """
         for condition in conditions { statement.append(" AND \(condition)") }

@@ -23,7 +23,9 @@ protocol ClassSearchIndex: Sendable {
     /// One read of the walk behind relevance order: the listings satisfying `conditions` (over `classes c`) whose
     /// tokens hold `keyword`'s index condition, or their name's alone with `nameOnly`, newest first (`created_at`,
     /// then id, descending), after `position`, `limit` of them. Each row has `columns` and `name_hit`, whether the
-    /// listing's name tokens hold the keyword's (true where the backend keeps every listing's name tokens).
+    /// listing's name tokens hold the keyword's (true where the backend keeps every listing's name tokens). Without
+    /// `nameOnly`, a keyword that needs no verification leaves out the listings whose name tokens hold it: the name
+    /// tier has them.
     func newestStatement(
         _ keyword: SearchQuery, nameOnly: Bool, columns: SQLStatement, conditions: [SQLStatement], after position: RecencyPosition?, limit: Int
     ) -> SQLStatement
