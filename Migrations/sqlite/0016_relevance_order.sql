@@ -6,7 +6,7 @@
 --   (`SQLClassRepository.insert` assigns new ones the same way), so that the index, walked by rowid descending, yields
 --   listings newest first. Rowids are first made negative so that no new rowid meets an old one.
 -- * `class_search` gets a `name` column, the tokens of the name alone, beside `tokens` (name and description) and
---   `cells`. It is rebuilt here with the server's own tokenizer (`ct_search_tokens`, `ct_search_cells`), so the
+--   `cells`, which now also holds the district's token, so that keyword + district is one doclist intersection too. It is rebuilt here with the server's own tokenizer (`ct_search_tokens`, `ct_search_cells`), so the
 --   stored tokens are those of `SearchTokenizer.indexVersion` 3 and the background upgrade has nothing left to do.
 
 CREATE TEMP TABLE class_rowids AS
@@ -24,7 +24,7 @@ DROP TABLE temp.class_rowids;
 CREATE VIRTUAL TABLE class_search_named USING fts5(name, tokens, cells, tokenize = "unicode61 remove_diacritics 0");
 
 INSERT INTO class_search_named (rowid, name, tokens, cells)
-SELECT rowid, ct_search_tokens(name, ''), ct_search_tokens(name, description), ct_search_cells(geohash)
+SELECT rowid, ct_search_tokens(name, ''), ct_search_tokens(name, description), ct_search_cells(geohash, keyword_location)
 FROM classes WHERE deleted_at IS NULL;
 
 DROP TABLE class_search;

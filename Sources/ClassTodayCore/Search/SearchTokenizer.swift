@@ -34,6 +34,12 @@ public enum SearchTokenizer {
     /// Hangul syllables); each escaped character then follows as four base-36 digits of its code point.
     public static let escapeMarker = "qx"
 
+    /// One token standing for `text` exactly, every character escaped (``escapeMarker`` and four base-36 digits
+    /// each): for values that are matched whole, such as a district name, beside the search tokens.
+    public static func literalToken(_ text: String) -> String {
+        TokenEncoder.escaped(Array(text.unicodeScalars)[...])
+    }
+
     /// Normalizes `text` for display-independent comparison: NFKC, lower case, diacritics removed from
     /// Latin, Greek and Cyrillic letters (`CAFÉ` → `cafe`), a few Latin letters spelled out (`ß` → `ss`),
     /// Hangul jamo sequences composed into syllables (never decomposed), invisible characters removed,

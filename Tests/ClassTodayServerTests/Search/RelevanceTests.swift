@@ -58,6 +58,25 @@ struct RelevanceTests {
         }
     }
 
+    @Test("a keyword within a district follows the listing when its district changes")
+    func districtChange() async throws {
+        try await TestServer.withRouter { client in
+            let (token, _) = try await client.signup()
+            let created = try await client.createClass(token: token, ["name": "수학 과외", "keywordLocation": "관악구"])
+            let id = try #require(created["id"] as? String)
+            func names(in district: String) async throws -> [String] {
+                let path = "/v1/classes?q=%EC%88%98%ED%95%99&keywordLocation=" + district.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+                let items = try #require(try await client.send(.get, path).jsonObject()["items"] as? [[String: Any]])
+                return items.compactMap { $0["name"] as? String }
+            }
+            #expect(try await names(in: "관악구") == ["수학 과외"])
+            let patched = try await client.send(.patch, "/v1/classes/\(id)", json: ["keywordLocation": "강남구"], token: token)
+            #expect(patched.status == .ok)
+            #expect(try await names(in: "관악구") == [])
+            #expect(try await names(in: "강남구") == ["수학 과외"])
+        }
+    }
+
     @Test("a relevance cursor of the older ranking starts the list again instead of failing")
     func olderCursor() async throws {
         try await TestServer.withRouter { client in

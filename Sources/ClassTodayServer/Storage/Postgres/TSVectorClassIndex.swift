@@ -36,10 +36,11 @@ struct TSVectorClassIndex: ClassSearchIndex {
 
     var rangeHint: String { "" }
 
-    /// The planner walks `classes_by_recent` checking each listing's vector when hits are common, and reads the GIN
-    /// index's hits and sorts them when they are rare.
+    /// The planner walks `classes_by_recent` (or `classes_by_district`) checking each listing's vector when hits are
+    /// common, and reads the GIN index's hits and sorts them when they are rare.
     func newestStatement(
-        _ keyword: SearchQuery, nameOnly: Bool, columns: SQLStatement, conditions: [SQLStatement], after position: RecencyPosition?, limit: Int
+        _ keyword: SearchQuery, nameOnly: Bool, district: String?, columns: SQLStatement, conditions: [SQLStatement],
+        after position: RecencyPosition?, limit: Int
     ) -> SQLStatement {
         var statement: SQLStatement = """
             SELECT \(columns), c.name_search @@ \(keyword.tsQuery)::tsquery AS name_hit FROM classes c

@@ -30,7 +30,7 @@ struct FTS5ClassIndex: ClassSearchIndex {
             INSERT INTO class_search (rowid, name, tokens, cells)
             SELECT rowid, \(ClassSearchDocument.tokens(name: listing.name, description: "")),
                 \(ClassSearchDocument.tokens(name: listing.name, description: listing.description)),
-                \(ClassSearchDocument.cells(geohash: geohash))
+                \(ClassSearchDocument.cells(geohash: geohash, district: listing.keywordLocation))
             FROM classes WHERE id = \(listing.id)
             """)
     }
@@ -75,49 +75,57 @@ struct FTS5ClassIndex: ClassSearchIndex {
     var rangeHint: String { "INDEXED BY classes_by_geohash" }
 
     /// FTS5 drives (`CROSS JOIN` keeps it the outer loop) and walks its doclist by rowid descending, which is newest
-    /// first but for listings created in the same millisecond: ``newest(_:nameOnly:columns:conditions:after:limit:_:)``
-    /// puts those in id order.
+    /// first but for listings created in the same millisecond: ``newest(_:nameOnly:district:columns:conditions:after:limit:_:)``
+    /// puts those in id order. A district is a token of the `cells` column, intersected in the index.
     func newestStatement(
-        _ keyword: SearchQuery, nameOnly: Bool, columns: SQLStatement, conditions: [SQLStatement], after position: RecencyPosition?, limit: Int
+        _ keyword: SearchQuery, nameOnly: Bool, district: String?, columns: SQLStatement, conditions: [SQLStatement],
+        after position: RecencyPosition?, limit: Int
     ) -> SQLStatement {
         var conditions = conditions
         if let position {
             conditions.append(position.listingsAfter(.sqlite))
             conditions.append("class_search.rowid < \((position.createdAt + 1) << Self.millisecondBits)")
         }
-        return newestStatement(keyword, nameOnly: nameOnly, columns: columns, conditions: conditions, limit: limit)
+        return newestStatement(Self.newestMatch(keyword, nameOnly: nameOnly, district: district), columns: columns, conditions: conditions, limit: limit)
     }
 
     func newest(
-        _ keyword: SearchQuery, nameOnly: Bool, columns: SQLStatement, conditions: [SQLStatement], after position: RecencyPosition?, limit: Int,
-        _ db: any SQLExecutor
+        _ keyword: SearchQuery, nameOnly: Bool, district: String?, columns: SQLStatement, conditions: [SQLStatement],
+        after position: RecencyPosition?, limit: Int, _ db: any SQLExecutor
     ) async throws -> [SQLRow] {
-        var rows = try await db.rows(newestStatement(keyword, nameOnly: nameOnly, columns: columns, conditions: conditions, after: position, limit: limit))
+        var rows = try await db.rows(newestStatement(keyword, nameOnly: nameOnly, district: district, columns: columns, conditions: conditions,
+                                                     after: position, limit: limit))
         let slots: Int64 = (1 << Self.millisecondBits) - 1
         if rows.count >= limit, let last: Int64 = try rows.last?["search_rowid"], last & slots != 0 {
             // The last row's millisecond may hold more hits, at lower rowids: read them all.
             var rest = conditions
             if let position { rest.append(position.listingsAfter(.sqlite)) }
             rest += ["class_search.rowid >= \(last & ~slots)", "class_search.rowid < \(last)"]
-            rows += try await db.rows(newestStatement(keyword, nameOnly: nameOnly, columns: columns, conditions: rest, limit: nil))
+            rows += try await db.rows(newestStatement(Self.newestMatch(keyword, nameOnly: nameOnly, district: district), columns: columns,
+                                                      conditions: rest, limit: nil))
         }
         let keyed = try rows.map { row in (createdAt: try row["created_at"] as Int64, id: try row["id"] as String, row: row) }
         return keyed.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }.map(\.row)
     }
 
-    /// The FTS5 expression of a ``newestStatement(_:nameOnly:columns:conditions:after:limit:)``.
-    private static func newestMatch(_ keyword: SearchQuery, nameOnly: Bool) -> String {
+    /// The FTS5 expression of a ``newestStatement(_:nameOnly:district:columns:conditions:after:limit:)``.
+    private static func newestMatch(_ keyword: SearchQuery, nameOnly: Bool, district: String?) -> String {
         let inName = ClassSearchDocument.match(keyword, nameOnly: true)
-        if nameOnly { return inName }
-        let anywhere = ClassSearchDocument.match(keyword)
-        return keyword.needsVerification ? anywhere : "(\(anywhere)) NOT (\(inName))"
+        var match = inName
+        if !nameOnly {
+            let anywhere = ClassSearchDocument.match(keyword)
+            match = keyword.needsVerification ? anywhere : "(\(anywhere)) NOT (\(inName))"
+        }
+        guard let district else { return match }
+        return "(\(match)) AND cells : \"\(ClassSearchDocument.districtToken(district))\""
     }
 
-    /// The statement behind both reads of ``newest(_:nameOnly:columns:conditions:after:limit:_:)``.
-    private func newestStatement(_ keyword: SearchQuery, nameOnly: Bool, columns: SQLStatement, conditions: [SQLStatement], limit: Int?) -> SQLStatement {
+    /// The statement behind both reads of ``newest(_:nameOnly:district:columns:conditions:after:limit:_:)``, for the
+    /// FTS5 expression `match`.
+    private func newestStatement(_ match: String, columns: SQLStatement, conditions: [SQLStatement], limit: Int?) -> SQLStatement {
         var statement: SQLStatement = """
             SELECT class_search.rowid AS search_rowid, 1 AS name_hit, \(columns) FROM class_search CROSS JOIN classes c
-            WHERE class_search MATCH \(Self.newestMatch(keyword, nameOnly: nameOnly)) AND c.rowid = class_search.rowid
+            WHERE class_search MATCH \(match) AND c.rowid = class_search.rowid
                 AND c.deleted_at IS NULL
             """
         for condition in conditions { statement.append(" AND \(condition)") }

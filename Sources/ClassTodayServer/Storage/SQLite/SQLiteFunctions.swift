@@ -27,9 +27,10 @@ enum SQLiteFunctions {
         ClassSearchDocument.tokens(name: String.fromDatabaseValue(values[0]) ?? "", description: String.fromDatabaseValue(values[1]) ?? "")
     }
 
-    /// `ct_search_cells(geohash)`: ``ClassSearchDocument/cells(geohash:)``, for migrations that rebuild the keyword index.
-    static let searchCells = DatabaseFunction("ct_search_cells", argumentCount: 1, pure: true) { values in
-        ClassSearchDocument.cells(geohash: String.fromDatabaseValue(values[0]))
+    /// `ct_search_cells(geohash, keyword_location)`: ``ClassSearchDocument/cells(geohash:district:)``, for migrations
+    /// that rebuild the keyword index.
+    static let searchCells = DatabaseFunction("ct_search_cells", argumentCount: 2, pure: true) { values in
+        ClassSearchDocument.cells(geohash: String.fromDatabaseValue(values[0]), district: String.fromDatabaseValue(values[1]))
     }
 
     /// Queries parsed once per text: `ct_matches` is called once per candidate row with the same query.
@@ -61,16 +62,24 @@ enum SQLiteFunctions {
 
 /// What the keyword index (`class_search`) holds of a listing, and the FTS5 expressions that query it. The index
 /// has three columns: `name`, the search tokens of the name alone (relevance's first tier), `tokens`, those of the
-/// name and description, and `cells`, the listing's geohash prefixes of ``cellPrecisions`` characters, so that a
-/// keyword search within an area intersects two doclists. Its rowid is the listing's (``FTS5ClassIndex/rowid(createdAt:)``).
+/// name and description, and `cells`, the listing's geohash prefixes of ``cellPrecisions`` characters and its
+/// district's token (``districtToken(_:)``), so that a keyword search within an area or a district intersects two
+/// doclists. Its rowid is the listing's (``FTS5ClassIndex/rowid(createdAt:)``).
 package enum ClassSearchDocument {
     /// The lengths of the geohash prefixes stored as cell tokens: 156 km down to 150 m cells.
     static let cellPrecisions = 3...7
 
-    /// The cell tokens of a listing whose stored geohash is `geohash`, space-separated; empty without a location.
-    static func cells(geohash: String?) -> String {
-        guard let geohash else { return "" }
-        return cellPrecisions.map { String(geohash.prefix($0)) }.joined(separator: " ")
+    /// The cell tokens of a listing whose stored geohash is `geohash` and whose district is `district`,
+    /// space-separated; empty without either.
+    static func cells(geohash: String?, district: String?) -> String {
+        let cells = geohash.map { geohash in cellPrecisions.map { String(geohash.prefix($0)) } } ?? []
+        return (cells + (district.map { [districtToken($0)] } ?? [])).joined(separator: " ")
+    }
+
+    /// The token of a district (`keywordLocation`) in the `cells` column: `a`, which starts no geohash, then the
+    /// name, escaped whole (``SearchTokenizer/literalToken(_:)``).
+    static func districtToken(_ district: String) -> String {
+        "a" + SearchTokenizer.literalToken(district)
     }
 
     /// An FTS5 expression selecting the listings whose tokens hold `keyword`'s (a superset of its matches); with

@@ -25,24 +25,27 @@ protocol ClassSearchIndex: Sendable {
     /// then id, descending), after `position`, `limit` of them. Each row has `columns` and `name_hit`, whether the
     /// listing's name tokens hold the keyword's (true where the backend keeps every listing's name tokens). Without
     /// `nameOnly`, a keyword that needs no verification leaves out the listings whose name tokens hold it: the name
-    /// tier has them.
+    /// tier has them. `district`, the search's `keywordLocation` (whose condition is among `conditions`), may narrow
+    /// the index read.
     func newestStatement(
-        _ keyword: SearchQuery, nameOnly: Bool, columns: SQLStatement, conditions: [SQLStatement], after position: RecencyPosition?, limit: Int
+        _ keyword: SearchQuery, nameOnly: Bool, district: String?, columns: SQLStatement, conditions: [SQLStatement],
+        after position: RecencyPosition?, limit: Int
     ) -> SQLStatement
-    /// Runs ``newestStatement(_:nameOnly:columns:conditions:after:limit:)`` and returns its rows exactly newest first;
-    /// it may return more than `limit` rows, to finish the listings created in the last row's millisecond.
+    /// Runs ``newestStatement(_:nameOnly:district:columns:conditions:after:limit:)`` and returns its rows exactly
+    /// newest first; it may return more than `limit` rows, to finish the listings created in the last row's millisecond.
     func newest(
-        _ keyword: SearchQuery, nameOnly: Bool, columns: SQLStatement, conditions: [SQLStatement], after position: RecencyPosition?, limit: Int,
-        _ db: any SQLExecutor
+        _ keyword: SearchQuery, nameOnly: Bool, district: String?, columns: SQLStatement, conditions: [SQLStatement],
+        after position: RecencyPosition?, limit: Int, _ db: any SQLExecutor
     ) async throws -> [SQLRow]
 }
 
 extension ClassSearchIndex {
     func newest(
-        _ keyword: SearchQuery, nameOnly: Bool, columns: SQLStatement, conditions: [SQLStatement], after position: RecencyPosition?, limit: Int,
-        _ db: any SQLExecutor
+        _ keyword: SearchQuery, nameOnly: Bool, district: String?, columns: SQLStatement, conditions: [SQLStatement],
+        after position: RecencyPosition?, limit: Int, _ db: any SQLExecutor
     ) async throws -> [SQLRow] {
-        try await db.rows(newestStatement(keyword, nameOnly: nameOnly, columns: columns, conditions: conditions, after: position, limit: limit))
+        try await db.rows(newestStatement(keyword, nameOnly: nameOnly, district: district, columns: columns, conditions: conditions,
+                                          after: position, limit: limit))
     }
 }
 

@@ -69,7 +69,8 @@ public struct SQLClassRepository: ClassRepository {
                     updated_at = \(Date().millisecondsSince1970)
                 WHERE id = \(id)
                 """)
-            if listing.name != before.name || listing.description != before.description || listing.location != before.location {
+            if listing.name != before.name || listing.description != before.description || listing.location != before.location
+                || listing.keywordLocation != before.keywordLocation {
                 try await index.index(listing, db)
             }
             if listing.status == .open, before.status != .open {

@@ -19,7 +19,7 @@ import Foundation
 /// reading further candidates until the page is full or none are left.
 ///
 /// Relevance order (``SearchQuery/RelevanceTier``) reads the name tier, then the description tier, each newest first
-/// from the keyword index (``ClassSearchIndex/newest(_:nameOnly:columns:conditions:after:limit:_:)``), and stops
+/// from the keyword index (``ClassSearchIndex/newest(_:nameOnly:district:columns:conditions:after:limit:_:)``), and stops
 /// once the page is full: no hit is scored, however common the word.
 package struct SQLClassSearch {
     let search: ClassSearch
@@ -83,7 +83,7 @@ package struct SQLClassSearch {
         let name: String?
         let description: String?
         let writerId: String?
-        /// Whether the name's own index tokens hold the keyword's (``ClassSearchIndex/newest(_:nameOnly:columns:conditions:after:limit:_:)``).
+        /// Whether the name's own index tokens hold the keyword's (``ClassSearchIndex/newest(_:nameOnly:district:columns:conditions:after:limit:_:)``).
         let nameHit: Bool
 
         init(row: SQLRow, sort: ClassSearch.Sort, tier: SearchQuery.RelevanceTier? = nil) throws {
@@ -186,7 +186,7 @@ package struct SQLClassSearch {
             ranges = [GeohashRange(cell: Geohash(circle.center, precision: 6))]
         } else if search.sort == .relevance, let keyword = search.keyword {
             guard let area = areaConditions(ranges: ranges) else { return nil }
-            return index.newestStatement(keyword, nameOnly: true, columns: relevanceColumns(area, tier: .name, keyword: keyword),
+            return index.newestStatement(keyword, nameOnly: true, district: search.keywordLocation, columns: relevanceColumns(area, tier: .name, keyword: keyword),
                                          conditions: filterConditions + area.all, after: nil, limit: page.limit + 1)
         }
         let clause = search.keyword.map { index.keyword($0, withinRanges: ranges != nil) }
@@ -206,7 +206,7 @@ package struct SQLClassSearch {
             let filtersHere = tier == .description || keyword.needsVerification || !blockedWriters.isEmpty
             while keys.count < wanted {
                 let batch = filtersHere ? max(wanted - keys.count, Self.verificationBatch) : wanted - keys.count
-                let rows = try await index.newest(keyword, nameOnly: tier == .name, columns: relevanceColumns(area, tier: tier, keyword: keyword),
+                let rows = try await index.newest(keyword, nameOnly: tier == .name, district: search.keywordLocation, columns: relevanceColumns(area, tier: tier, keyword: keyword),
                                                   conditions: filterConditions + area.all, after: position, limit: batch, db)
                 let fetched = try rows.map { try Key(row: $0, sort: .relevance, tier: tier) }
                 keys += fetched.filter { key in
