@@ -153,6 +153,7 @@ extension SearchBenchmark {
                 "(goal: server/PostGIS p50 within 1.5x at every radius, server p99 at most PostGIS's)",
                 "",
                 "HTTP: GET /v1/classes?lat=&lon=&radius=&limit= and GET /health over HTTP/1.1 keep-alive on loopback, the server built as `serve` builds it",
+                "(the client is async-http-client in the bench's own process, on the server's event loops: both columns include its costs)",
                 "",
                 "kind                     HTTP p50  HTTP p99  /health p50  /health p99  HTTP//health p50  pages differing",
             ]
