@@ -10,7 +10,9 @@ import Synchronization
 /// `classtoday bench search`: seeds (or reuses) a realistic dataset, then answers a fixed random set of queries
 /// three ways — the geohash search the server uses, a full scan, and SQLite's R*Tree module — and reports
 /// latency percentiles, candidates examined per result, and the ratios between the three. Given a PostgreSQL
-/// database, it seeds the same dataset there too and answers every query on both backends in the same run.
+/// database, it seeds the same dataset there too and answers every query on both backends in the same run. Given a
+/// PostGIS database (``Options/peers``), the circle rows are also asked of PostGIS and of the server over HTTP, with a
+/// profile of where a page's time goes.
 public struct SearchBenchmark: Sendable {
     /// What to run.
     public struct Options: Sendable {
@@ -27,6 +29,9 @@ public struct SearchBenchmark: Sendable {
         /// The query kinds to run: circles (one row per radius), keywords (alone and with a circle), and blocks (circles
         /// by a viewer who blocked many writers; not run unless asked for).
         public var kinds: Set<Kind> = [.circle, .keyword]
+        /// A PostGIS-enabled PostgreSQL database (`postgres://...`): the dataset's points are loaded there (and kept), and
+        /// every circle query is asked of PostGIS and of the server over HTTP as well.
+        public var peers: String?
 
         /// The defaults: a million listings, 300 queries per kind.
         public init() {}
@@ -36,11 +41,17 @@ public struct SearchBenchmark: Sendable {
     let store: SQLiteStore
     /// The same dataset in PostgreSQL, when the configuration names a PostgreSQL database.
     let postgres: PostgresStore?
+    /// The dataset's points in PostGIS, when ``Options/peers`` names a database.
+    let postgis: PostGISPeer?
+    /// The configuration the benchmark was prepared with, to serve the dataset over HTTP.
+    let configuration: AppConfiguration
+    /// The SQLite dataset's file.
+    let path: String
     let logger: Logger
 
     /// Opens (creating, migrating and seeding when needed) the benchmark database `bench-search-<classes>.sqlite`
     /// in `configuration`'s data folder; it is kept for later runs. When `configuration` names a PostgreSQL
-    /// database, the same dataset is seeded there as well (and kept).
+    /// database, the same dataset is seeded there as well (and kept); so are its points in ``Options/peers``' PostGIS.
     public static func prepare(
         _ options: Options, configuration: AppConfiguration, logger: Logger, progress: @escaping @Sendable (Int, Int) -> Void
     ) async throws -> SearchBenchmark {
@@ -73,7 +84,12 @@ public struct SearchBenchmark: Sendable {
             try await seed(SQLSeedTarget(database: opened.database))
             try await opened.client.query("ANALYZE", logger: logger)
         }
-        return SearchBenchmark(options: options, store: store, postgres: postgres, logger: logger)
+        var postgis: PostGISPeer?
+        if let url = options.peers {
+            postgis = try await PostGISPeer.prepare(url: url, points: store, logger: logger)
+        }
+        return SearchBenchmark(options: options, store: store, postgres: postgres, postgis: postgis, configuration: configuration, path: path,
+                               logger: logger)
     }
 
     /// One line of the report.
@@ -85,6 +101,8 @@ public struct SearchBenchmark: Sendable {
         let rtree: LatencySample?
         /// The same queries on PostgreSQL: the server's search and a full scan.
         let postgres: PostgresSample?
+        /// The same circles asked of PostGIS and of the server over HTTP.
+        var peers: PeerSample? = nil
     }
 
     /// A family of query kinds, to run part of the report.
@@ -98,8 +116,16 @@ public struct SearchBenchmark: Sendable {
         case blocks
     }
 
-    /// Runs the chosen query kinds and returns the report's lines.
+    /// Runs the chosen query kinds and returns the report's lines; with ``Options/peers``, while the server answers
+    /// HTTP on loopback over the same dataset.
     public func run() async throws -> [String] {
+        guard let postgis, options.kinds.contains(.circle) else { return try await run(peers: nil) }
+        return try await HTTPPeer.serving(path, configuration: configuration, logger: logger) { http in
+            try await run(peers: Peers(postgis: postgis, http: http))
+        }
+    }
+
+    private func run(peers: Peers?) async throws -> [String] {
         var random = SyntheticData(seed: options.seed &+ 7)
         let places = (0..<options.queries).map { _ in random.location() }
         let centers = places.map(\.point)
@@ -107,7 +133,7 @@ public struct SearchBenchmark: Sendable {
         var rows: [Row] = []
         if options.kinds.contains(.circle) {
             for radius in [500.0, 2_000, 10_000, 50_000] {
-                rows.append(try await circleRow(radius: radius, centers: centers))
+                rows.append(try await circleRow(radius: radius, centers: centers, peers: peers))
             }
         }
         if options.kinds.contains(.keyword) {
@@ -130,25 +156,23 @@ public struct SearchBenchmark: Sendable {
         SQLClassSearch(search: search, page: PageRequest(limit: options.limit), viewerId: nil, dialect: .sqlite)
     }
 
-    private func circleRow(radius: Double, centers: [GeoPoint]) async throws -> Row {
+    private func circleRow(radius: Double, centers: [GeoPoint], peers: Peers?) async throws -> Row {
         var indexed = LatencySample(), fullScan = LatencySample(), rtree = LatencySample()
         var postgresSample = postgres.map { PostgresSample(store: $0, limit: options.limit, logger: logger) }
+        var peerSample = peers.map { PeerSample(peers: $0, limit: options.limit, logger: logger) }
         var candidates = 0, results = 0
         for (index, center) in centers.enumerated() {
             var query = ClassSearch()
             query.circle = .init(center: center, radius: radius)
             query.sort = .distance
             let searcher = search(query)
-            let (page, elapsed, ranges) = try await store.database.read { db in
-                let recorder = RecordingExecutor(db)
-                let start = ContinuousClock.now
-                let page = try await searcher.run(recorder)
-                return (page, ContinuousClock.now - start, recorder.readRanges)
-            }
+            let answer = try await timedPage(searcher)
+            let page = answer.page
             let ids = page.items.map(\.listing.id)
-            indexed.record(elapsed)
+            indexed.record(answer.elapsed)
+            try await peerSample?.record(query, page: page) { try await timedPage(searcher) }
             try await postgresSample?.record(query, sqlitePage: page, fullScan: index < options.fullScanQueries)
-            candidates += try await countRows(in: ranges)
+            candidates += try await countRows(in: answer.readRanges)
             results += ids.count
             let (rtreeIds, rtreeElapsed) = try await rtreeSearch(center: center, radius: radius)
             rtree.record(rtreeElapsed)
@@ -160,7 +184,33 @@ public struct SearchBenchmark: Sendable {
             }
         }
         return Row(kind: "circle \(Int(radius)) m", indexed: indexed, candidatesPerResult: Double(candidates) / Double(max(results, 1)),
-                   fullScan: fullScan, rtree: rtree, postgres: postgresSample)
+                   fullScan: fullScan, rtree: rtree, postgres: postgresSample, peers: peerSample)
+    }
+
+    /// A page as the server reads it in-process, timed.
+    struct TimedPage: Sendable {
+        /// The page.
+        let page: Page<ClassView>
+        /// The search's time inside its read.
+        let elapsed: Duration
+        /// The time of the whole read: lending a reader connection to the search and giving it back included.
+        let leased: Duration
+        /// The geohash ranges whose listings the search read.
+        let readRanges: [GeohashRange]
+        /// What its statements took.
+        let statements: StatementProfile
+    }
+
+    /// Runs `searcher` in one read, through an executor that records its statements.
+    private func timedPage(_ searcher: SQLClassSearch) async throws -> TimedPage {
+        let leaseStart = ContinuousClock.now
+        let (page, elapsed, ranges, statements) = try await store.database.read { db in
+            let recorder = RecordingExecutor(db)
+            let start = ContinuousClock.now
+            let page = try await searcher.run(recorder)
+            return (page, ContinuousClock.now - start, recorder.readRanges, recorder.profile)
+        }
+        return TimedPage(page: page, elapsed: elapsed, leased: ContinuousClock.now - leaseStart, readRanges: ranges, statements: statements)
     }
 
     /// The keyword rows by relevance: their labels and words, each word asked in turn.
@@ -314,6 +364,9 @@ public struct SearchBenchmark: Sendable {
             lines += PostgresSample.report(rows.compactMap { row in row.postgres.map { (row.kind, row.indexed, $0) } },
                                            fullScanQueries: options.fullScanQueries)
         }
+        if let postgis, rows.contains(where: { $0.peers != nil }) {
+            lines += PeerSample.report(rows.compactMap { row in row.peers.map { (row.kind, row.indexed, $0) } }, postgis: postgis)
+        }
         return lines
     }
 }
@@ -325,10 +378,12 @@ extension String {
     }
 }
 
-/// An executor that records the statements a search runs, to count the candidates of the geohash ranges it read.
+/// An executor that records the statements a search runs and how long each took: to count the candidates of the
+/// geohash ranges it read, and for the profile of a page.
 private final class RecordingExecutor: SQLExecutor {
     private let base: any SQLExecutor
     private let statements = Mutex<[SQLStatement]>([])
+    private let timings = Mutex<StatementProfile>(StatementProfile())
 
     /// Records what runs on `base`.
     init(_ base: any SQLExecutor) {
@@ -338,13 +393,23 @@ private final class RecordingExecutor: SQLExecutor {
     var dialect: SQLDialect { base.dialect }
 
     func rows(_ statement: SQLStatement) async throws -> [SQLRow] {
-        statements.withLock { $0.append(statement) }
-        return try await base.rows(statement)
+        try await timed(statement) { try await base.rows(statement) }
     }
 
     func execute(_ statement: SQLStatement) async throws -> Int {
+        try await timed(statement) { try await base.execute(statement) }
+    }
+
+    /// What the statements run so far took, by kind.
+    var profile: StatementProfile { timings.withLock { $0 } }
+
+    private func timed<Value>(_ statement: SQLStatement, _ run: () async throws -> Value) async throws -> Value {
         statements.withLock { $0.append(statement) }
-        return try await base.execute(statement)
+        let start = ContinuousClock.now
+        let value = try await run()
+        let elapsed = ContinuousClock.now - start
+        timings.withLock { $0.add(statement, elapsed) }
+        return value
     }
 
     /// The geohash ranges whose listings the search read: the values bound to each `c.geohash >= ? AND c.geohash < ?`

@@ -18,7 +18,9 @@ struct BenchCommand: AsyncParsableCommand {
             discussion: """
                 The dataset is kept as bench-search-<classes>.sqlite in the data folder and reused by later runs. With \
                 --database postgres://..., the same dataset is seeded into that database too (and kept), and every query \
-                also runs on PostgreSQL, reported side by side with SQLite.
+                also runs on PostgreSQL, reported side by side with SQLite. With --peers postgres://... (a database where \
+                PostGIS can be enabled), the dataset's points are loaded there too (and kept), and every circle query is \
+                also asked of PostGIS and of the server over HTTP on loopback, with a profile of where a page's time goes.
                 """)
 
         @Option(help: "Listings in the dataset.")
@@ -38,23 +40,20 @@ struct BenchCommand: AsyncParsableCommand {
         })
         var kinds: [SearchBenchmark.Kind] = [.circle, .keyword]
 
+        @Option(help: "A PostGIS-enabled PostgreSQL database (postgres://...) to answer the circle queries beside the server, which also answers them over HTTP.")
+        var peers: String?
+
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
-            let configuration = try await options.resolve()
-            var logger = Logger(label: "classtoday.bench")
-            logger.logLevel = configuration.logLevel
-            var benchOptions = SearchBenchmark.Options()
-            benchOptions.classes = classes
-            benchOptions.queries = queries
-            benchOptions.fullScanQueries = fullScanQueries
-            benchOptions.kinds = Set(kinds)
-            let bar = Console.ProgressBar("seeding")
-            let benchmark = try await SearchBenchmark.prepare(benchOptions, configuration: configuration, logger: logger) { done, total in
-                bar.update(done, of: total)
-            }
-            for line in try await benchmark.run() {
-                Console.line(line)
+            try await BenchCommand.report(options, label: "classtoday.bench.search", stage: "seeding") { configuration, logger, progress in
+                var benchOptions = SearchBenchmark.Options()
+                benchOptions.classes = classes
+                benchOptions.queries = queries
+                benchOptions.fullScanQueries = fullScanQueries
+                benchOptions.kinds = Set(kinds)
+                benchOptions.peers = peers
+                return try await SearchBenchmark.prepare(benchOptions, configuration: configuration, logger: logger, progress: progress).run()
             }
         }
     }

@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
+import NIOCore
 import Prometheus
 import ServiceLifecycle
 
@@ -136,8 +137,11 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger? 
     return buildApplication(environment, logger: logger)
 }
 
-/// Builds the server over an already opened environment.
-public func buildApplication(_ environment: ServerEnvironment, logger: Logger) -> some ApplicationProtocol {
+/// Builds the server over an already opened environment. `onServerRunning` hears the listening channel once the server
+/// is up (its local address names the port bound when the configuration asks for port 0).
+public func buildApplication(
+    _ environment: ServerEnvironment, logger: Logger, onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+) -> some ApplicationProtocol {
     let configuration = environment.configuration
     let pushes = PushDeliveryService(
         queue: environment.pushQueue, credentials: environment.pushCredentials, settings: configuration.push,
@@ -164,6 +168,7 @@ public func buildApplication(_ environment: ServerEnvironment, logger: Logger) -
                 try await ModerationQueueGauge(environment).refresh()
             },
         ],
+        onServerRunning: onServerRunning,
         logger: logger)
 }
 

@@ -54,6 +54,16 @@ extension PageRequest {
 extension Page where Item == ClassView {
     /// The page as a response body of class objects.
     func response(for request: Request) -> PageResponse<ClassResponse> {
-        PageResponse(items: items.map(ClassResponse.init(view:)), nextCursor: nextCursor, requestURI: request.uri)
+        response(uri: request.uri)
+    }
+
+    /// The JSON body `GET /v1/classes` answers this page with (the class objects, encoded as every response is), for the
+    /// search benchmark's profile of a page.
+    package func responseBody(uri: String) throws -> Data {
+        try APIJSONEncoder.encode(response(uri: URI(uri)))
+    }
+
+    private func response(uri: URI) -> PageResponse<ClassResponse> {
+        PageResponse(items: items.map(ClassResponse.init(view:)), nextCursor: nextCursor, requestURI: uri)
     }
 }

@@ -1,0 +1,93 @@
+import AsyncHTTPClient
+import ClassTodayCore
+import ClassTodayServer
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import NIOHTTP1
+import ServiceLifecycle
+
+extension SearchBenchmark {
+    /// The server itself, built as `serve` builds it, answering HTTP/1.1 on a free loopback port over the benchmark's
+    /// SQLite dataset; requests go through one keep-alive connection pool.
+    struct HTTPPeer: Sendable {
+        /// The server's base URL.
+        let baseURL: String
+
+        /// The server could not start listening.
+        struct NotListening: Error {}
+
+        /// Runs `body` while the server answers over the SQLite dataset at `path` (with `configuration`'s settings, rate
+        /// limits off), then shuts the server down.
+        static func serving<Value: Sendable>(
+            _ path: String, configuration: AppConfiguration, logger: Logger, _ body: (HTTPPeer) async throws -> Value
+        ) async throws -> Value {
+            var configuration = configuration
+            // The server's own files (images) go to a throwaway folder; the dataset is read where it is.
+            let folder = (configuration.dataDirectory as NSString).appendingPathComponent("bench-search-http-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            configuration.dataDirectory = folder
+            configuration.databaseURL = "sqlite://" + path
+            (configuration.host, configuration.port) = ("127.0.0.1", 0)
+            (configuration.rateLimitPerMinute, configuration.authRateLimitPerMinute) = (0, 0)
+            var serverLogger = logger
+            serverLogger.logLevel = max(logger.logLevel, .warning)
+            let environment = try await ServerEnvironment.open(configuration, logger: serverLogger)
+            defer { environment.close() }
+            let (ports, listening) = AsyncStream.makeStream(of: Int.self)
+            let application = buildApplication(environment, logger: serverLogger) { channel in
+                if let port = channel.localAddress?.port { listening.yield(port) }
+                listening.finish()
+            }
+            let services = ServiceGroup(configuration: .init(services: [application], logger: serverLogger))
+            return try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    defer { listening.finish() }
+                    try await services.run()
+                }
+                var iterator = ports.makeAsyncIterator()
+                guard let port = await iterator.next() else {
+                    try await group.next()
+                    throw NotListening()
+                }
+                let result: Result<Value, any Error>
+                do {
+                    result = .success(try await body(HTTPPeer(baseURL: "http://127.0.0.1:\(port)")))
+                } catch {
+                    result = .failure(error)
+                }
+                await services.triggerGracefulShutdown()
+                try await group.waitForAll()
+                return try result.get()
+            }
+        }
+
+        /// The path and query of the first page of the nearest-first search `circle`.
+        static func searchPath(_ circle: ClassSearch.Circle, limit: Int) -> String {
+            "/v1/classes?lat=\(circle.center.lat)&lon=\(circle.center.lon)&radius=\(circle.radius)&limit=\(limit)"
+        }
+
+        /// GETs `path` and returns the body, and the time from sending the request to the body's last byte.
+        func get(_ path: String) async throws -> (ByteBuffer, Duration) {
+            let start = ContinuousClock.now
+            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: baseURL + path), timeout: .seconds(30))
+            let body = try await response.body.collect(upTo: 4 << 20)
+            let elapsed = ContinuousClock.now - start
+            guard response.status == .ok else {
+                throw UnexpectedStatus(path: path, status: Int(response.status.code), body: String(buffer: body))
+            }
+            return (body, elapsed)
+        }
+
+        /// A request was not answered 200.
+        struct UnexpectedStatus: Error, CustomStringConvertible {
+            let path: String
+            let status: Int
+            let body: String
+
+            var description: String { "GET \(path) answered \(status): \(body)" }
+        }
+    }
+}
