@@ -141,13 +141,11 @@ extension SearchBenchmark {
             ]
             for row in rows {
                 let (server, peer) = (row.server, row.peers.postgis)
-                lines.append(
-                    row.kind.padding(toLength: 24, withPad: " ", startingAt: 0)
-                    + format(server.median).leftPadded(11) + format(server.p99).leftPadded(12)
-                    + format(peer.median).leftPadded(13) + format(peer.p99).leftPadded(13)
-                    + ratio(server.median / peer.median).leftPadded(20) + ratio(server.p99 / peer.p99).leftPadded(7)
-                    + "\(row.peers.postgisDisagreements)".leftPadded(17)
-                    + String(format: "%.2e m", row.peers.largestDistanceGap).leftPadded(22))
+                lines.append(.reportLine(row.kind, [
+                    (format(server.median), 11), (format(server.p99), 12), (format(peer.median), 13), (format(peer.p99), 13),
+                    (ratio(server.median / peer.median), 20), (ratio(server.p99 / peer.p99), 7), ("\(row.peers.postgisDisagreements)", 17),
+                    (String(format: "%.2e m", row.peers.largestDistanceGap), 22),
+                ]))
             }
             lines += [
                 "(goal: server/PostGIS p50 within 1.5x at every radius, server p99 at most PostGIS's)",
@@ -159,11 +157,10 @@ extension SearchBenchmark {
             ]
             for row in rows {
                 let (http, health) = (row.peers.http, row.peers.health)
-                lines.append(
-                    row.kind.padding(toLength: 24, withPad: " ", startingAt: 0)
-                    + format(http.median).leftPadded(9) + format(http.p99).leftPadded(10)
-                    + format(health.median).leftPadded(13) + format(health.p99).leftPadded(13)
-                    + ratio(http.median / health.median).leftPadded(18) + "\(row.peers.httpDisagreements)".leftPadded(17))
+                lines.append(.reportLine(row.kind, [
+                    (format(http.median), 9), (format(http.p99), 10), (format(health.median), 13), (format(health.p99), 13),
+                    (ratio(http.median / health.median), 18), ("\(row.peers.httpDisagreements)", 17),
+                ]))
             }
             lines += [
                 "(goal: HTTP p50 within 2.5x /health's)",
@@ -179,13 +176,11 @@ extension SearchBenchmark {
                 let peers = row.peers
                 let perPage = { (kind: StatementProfile.Kind) in String(format: "%.1f", Double(peers.statements[kind] ?? 0) / Double(max(peers.queries, 1))) }
                 let stage = { (stage: Stage) in format(peers.stages[stage]?.median ?? .nan) }
-                lines.append(
-                    row.kind.padding(toLength: 24, withPad: " ", startingAt: 0)
-                    + "\(perPage(.cellCount)) + \(perPage(.keys)) + \(perPage(.views))".leftPadded(17)
-                    + stage(.cellCounts).leftPadded(15) + stage(.keys).leftPadded(7) + stage(.views).leftPadded(7)
-                    + stage(.swift).leftPadded(7) + stage(.lease).leftPadded(7) + stage(.json).leftPadded(7)
-                    + stage(.httpLayer).leftPadded(12) + format(peers.warm.median).leftPadded(15) + format(peers.warm.p99).leftPadded(6)
-                    + format(peers.http.median).leftPadded(11))
+                lines.append(.reportLine(row.kind, [
+                    ("\(perPage(.cellCount)) + \(perPage(.keys)) + \(perPage(.views))", 17), (stage(.cellCounts), 15), (stage(.keys), 7),
+                    (stage(.views), 7), (stage(.swift), 7), (stage(.lease), 7), (stage(.json), 7), (stage(.httpLayer), 12),
+                    (format(peers.warm.median), 15), (format(peers.warm.p99), 6), (format(peers.http.median), 11),
+                ]))
             }
             return lines
         }

@@ -79,14 +79,12 @@ extension SearchBenchmark {
             let format = { LatencySample.format($0) }
             for row in rows {
                 let (sqlite, postgres) = (row.sqlite, row.postgres.search)
-                lines.append(
-                    row.kind.padding(toLength: 24, withPad: " ", startingAt: 0)
-                    + format(sqlite.median).leftPadded(12) + format(sqlite.p99).leftPadded(12)
-                    + format(postgres.median).leftPadded(11) + format(postgres.p99).leftPadded(11)
-                    + format(row.postgres.fullScan.median).leftPadded(18)
-                    + String(format: "%.0fx", row.postgres.fullScan.median / row.postgres.search.median).leftPadded(12)
-                    + String(format: "%.2fx", row.postgres.search.median / row.sqlite.median).leftPadded(11)
-                    + "\(row.postgres.disagreements)".leftPadded(17))
+                lines.append(.reportLine(row.kind, [
+                    (format(sqlite.median), 12), (format(sqlite.p99), 12), (format(postgres.median), 11), (format(postgres.p99), 11),
+                    (format(row.postgres.fullScan.median), 18),
+                    (String(format: "%.0fx", row.postgres.fullScan.median / row.postgres.search.median), 12),
+                    (String(format: "%.2fx", row.postgres.search.median / row.sqlite.median), 11), ("\(row.postgres.disagreements)", 17),
+                ]))
             }
             return lines
         }

@@ -349,14 +349,12 @@ public struct SearchBenchmark: Sendable {
         for row in rows {
             let scanRatio = row.fullScan.median / row.indexed.median
             let rtreeRatio = row.rtree.map { $0.median / row.indexed.median }
-            lines.append(
-                row.kind.padding(toLength: 24, withPad: " ", startingAt: 0)
-                + LatencySample.format(row.indexed.median).leftPadded(12) + LatencySample.format(row.indexed.p99).leftPadded(13)
-                + String(format: "%.1f", row.candidatesPerResult).leftPadded(13)
-                + LatencySample.format(row.fullScan.median).leftPadded(15) + LatencySample.format(row.rtree?.median ?? .nan).leftPadded(12)
-                + LatencySample.format(row.rtree?.p99 ?? .nan).leftPadded(12)
-                + (String(format: "%.0fx", scanRatio)).leftPadded(14)
-                + (rtreeRatio.map { String(format: "%.2fx", $0) } ?? "-").leftPadded(16))
+            lines.append(.reportLine(row.kind, [
+                (LatencySample.format(row.indexed.median), 12), (LatencySample.format(row.indexed.p99), 13),
+                (String(format: "%.1f", row.candidatesPerResult), 13), (LatencySample.format(row.fullScan.median), 15),
+                (LatencySample.format(row.rtree?.median ?? .nan), 12), (LatencySample.format(row.rtree?.p99 ?? .nan), 12),
+                (String(format: "%.0fx", scanRatio), 14), (rtreeRatio.map { String(format: "%.2fx", $0) } ?? "-", 16),
+            ]))
         }
         lines.append("")
         lines.append("latencies in ms (median and 99th percentile); ratios are medians of the same queries measured in this run")
@@ -375,6 +373,11 @@ extension String {
     /// The string right-aligned in `width` columns.
     func leftPadded(_ width: Int) -> String {
         count >= width ? " " + self : String(repeating: " ", count: width - count) + self
+    }
+
+    /// A report table's line: `kind` in the first 24 columns, then each cell's text right-aligned in its width.
+    static func reportLine(_ kind: String, _ cells: [(text: String, width: Int)]) -> String {
+        cells.reduce(kind.padding(toLength: 24, withPad: " ", startingAt: 0)) { line, cell in line + cell.text.leftPadded(cell.width) }
     }
 }
 
