@@ -15,10 +15,6 @@ struct FTS5ClassIndex: ClassSearchIndex {
         return "(SELECT COALESCE(MAX(rowid) + 1, \(first)) FROM classes WHERE rowid >= \(first) AND rowid < \(first + (1 << millisecondBits)))"
     }
 
-    /// The most keyword hits a cell may hold for a walk to read it: more than ``CellCandidates/crowdedCell``, since
-    /// the hits are in hand already (one FTS query) and each split costs an FTS query per child.
-    static let crowdedKeywordCell = 256
-
     func rowKey(createdAt: Int64) -> (column: String, value: SQLStatement)? {
         ("rowid", Self.rowid(createdAt: createdAt))
     }
@@ -56,9 +52,10 @@ struct FTS5ClassIndex: ClassSearchIndex {
     /// query, which then serve the cell's read.
     func cell(_ cell: Geohash, keyword: SearchQuery?, _ db: any SQLExecutor) async throws -> CellCandidates {
         if let keyword, let match = ClassSearchDocument.match(keyword, in: cell) {
-            let hits: [Int64] = try await db.rows("SELECT rowid FROM class_search WHERE class_search MATCH \(match) LIMIT \(Self.crowdedKeywordCell + 1)")
-                .map { try $0["rowid"] }
-            guard hits.count <= Self.crowdedKeywordCell else { return .crowded }
+            let hits: [Int64] = try await db.rows("""
+                SELECT rowid FROM class_search WHERE class_search MATCH \(match) LIMIT \(CellCandidates.crowdedKeywordCell + 1)
+                """).map { try $0["rowid"] }
+            guard hits.count <= CellCandidates.crowdedKeywordCell else { return .crowded }
             let list = "[" + hits.map(String.init).joined(separator: ",") + "]"
             return .hits(condition: "c.rowid IN (SELECT value FROM json_each(\(list)))", count: hits.count)
         }

@@ -92,9 +92,14 @@ package enum ClassSearchDocument {
     /// enclosing cell of the finest stored precision (callers keep the geohash range condition); nil for cells
     /// coarser than ``cellPrecisions``.
     static func match(_ keyword: SearchQuery, in cell: Geohash) -> String? {
+        cellToken(cell).map { match(keyword) + " AND cells : \"\($0)\"" }
+    }
+
+    /// The cell token that holds every listing stored in `cell` or, for cells finer than ``cellPrecisions``, in its
+    /// enclosing cell of the finest stored precision; nil for cells coarser than ``cellPrecisions``.
+    static func cellToken(_ cell: Geohash) -> String? {
         guard cell.precision >= cellPrecisions.lowerBound else { return nil }
-        let token = String(cell.string.prefix(cellPrecisions.upperBound))
-        return match(keyword) + " AND cells : \"\(token)\""
+        return String(cell.string.prefix(cellPrecisions.upperBound))
     }
 
     /// The searchable text.

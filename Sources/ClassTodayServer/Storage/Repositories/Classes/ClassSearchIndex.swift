@@ -93,4 +93,8 @@ enum CellCandidates {
     /// The most listings a cell may hold for a walk to read it rather than split it: few enough that reading and
     /// sorting them is cheap, many enough that sparse regions are read in large cells.
     static let crowdedCell = 64
+
+    /// The most keyword hits a cell may hold for a walk to read it: more than ``crowdedCell``, since the hits are in
+    /// hand already (one index query) and each split costs an index query per child.
+    static let crowdedKeywordCell = 256
 }
