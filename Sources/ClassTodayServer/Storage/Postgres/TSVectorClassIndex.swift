@@ -60,21 +60,54 @@ struct TSVectorClassIndex: ClassSearchIndex {
 
     var rangeHint: String { "" }
 
-    /// The planner walks `classes_by_recent` (or `classes_by_district`) checking each listing's vector when hits are
-    /// common, and reads the GIN index's hits and sorts them when they are rare; `district` is among `conditions`.
+    /// Up to this many estimated hits, a relevance read takes the GIN index's hits and sorts them; beyond, it walks
+    /// `classes_by_recent` newest first, checking each listing's vector, and stops at the page's end. The planner's
+    /// own choice walks too often: it does not count the cost of reading each listing's vector.
+    static let sortedHitsLimit = 20_000
+
     func newestStatement(
         _ keyword: SearchQuery, nameOnly: Bool, district: String?, columns: SQLStatement, conditions: [SQLStatement],
         after position: RecencyPosition?, limit: Int
     ) -> SQLStatement {
+        newestStatement(keyword, nameOnly: nameOnly, columns: columns, conditions: conditions, after: position, limit: limit, sortingHits: false)
+    }
+
+    /// Asks the planner how many listings hold the keyword (`EXPLAIN`, no read), then reads the page the cheaper way
+    /// (``sortedHitsLimit``).
+    func newest(
+        _ keyword: SearchQuery, nameOnly: Bool, district: String?, columns: SQLStatement, conditions: [SQLStatement],
+        after position: RecencyPosition?, limit: Int, _ db: any SQLExecutor
+    ) async throws -> [SQLRow] {
+        let plan: [String] = try await db.rows("EXPLAIN SELECT 1 FROM classes c WHERE \(Self.keywordCondition(keyword, nameOnly: nameOnly))")
+            .map { try $0["QUERY PLAN"] }
+        let estimate = plan.first.flatMap { line in line.firstMatch(of: /rows=(\d+)/).flatMap { Int($0.1) } } ?? Int.max
+        return try await db.rows(newestStatement(keyword, nameOnly: nameOnly, columns: columns, conditions: conditions, after: position,
+                                                 limit: limit, sortingHits: estimate <= Self.sortedHitsLimit))
+    }
+
+    /// The keyword condition of a relevance read: the name's tokens hold the keyword's with `nameOnly`; else all of
+    /// them do, and not the name's when the keyword needs no verification (the name tier has those).
+    private static func keywordCondition(_ keyword: SearchQuery, nameOnly: Bool) -> SQLStatement {
+        if nameOnly { return "c.name_search @@ \(keyword.tsQuery)::tsquery" }
+        if keyword.needsVerification { return "c.search @@ \(keyword.tsQuery)::tsquery" }
+        return "c.search @@ \(keyword.tsQuery)::tsquery AND NOT c.name_search @@ \(keyword.tsQuery)::tsquery"
+    }
+
+    /// A relevance read; with `sortingHits`, ordered so that no index yields the order (`NULLS LAST`, which
+    /// `classes_by_recent` does not hold; `created_at` is never NULL): the planner then reads the GIN index's hits and
+    /// sorts them.
+    private func newestStatement(
+        _ keyword: SearchQuery, nameOnly: Bool, columns: SQLStatement, conditions: [SQLStatement], after position: RecencyPosition?, limit: Int,
+        sortingHits: Bool
+    ) -> SQLStatement {
         var statement: SQLStatement = """
             SELECT \(columns), c.name_search @@ \(keyword.tsQuery)::tsquery AS name_hit FROM classes c
-            WHERE c.\(raw: nameOnly ? "name_search" : "search") @@ \(keyword.tsQuery)::tsquery AND c.deleted_at IS NULL
+            WHERE \(Self.keywordCondition(keyword, nameOnly: nameOnly)) AND c.deleted_at IS NULL
             """
-        if !nameOnly, !keyword.needsVerification { statement.append(" AND NOT c.name_search @@ \(keyword.tsQuery)::tsquery") }
         for condition in conditions + (position.map { [$0.listingsAfter(.postgres)] } ?? []) {
             statement.append(" AND \(condition)")
         }
-        statement.append(" ORDER BY c.created_at DESC, c.id COLLATE \"C\" DESC LIMIT \(limit)")
+        statement.append(" ORDER BY c.created_at DESC\(raw: sortingHits ? " NULLS LAST" : ""), c.id COLLATE \"C\" DESC LIMIT \(limit)")
         return statement
     }
 }
