@@ -22,16 +22,15 @@ final class LingeringCloseHandler: ChannelDuplexHandler, RemovableChannelHandler
 
     /// How long and how much a lingering close keeps reading before it closes the connection.
     struct Limits: Sendable {
-        /// The longest a connection lingers: nginx's `lingering_time`, long enough for a phone on a slow uplink to
-        /// finish sending a body of the size the server refuses.
-        var maximumDuration: TimeAmount = .seconds(30)
+        /// The longest a connection lingers. A server stopping waits for lingering connections, so this stays short.
+        var maximumDuration: TimeAmount = .seconds(10)
         /// The longest it waits for the client's next bytes: nginx's `lingering_timeout`, long enough for a client
         /// on a busy machine still sending its body.
         var idleTimeout: TimeAmount = .seconds(5)
         /// The most bytes it discards.
         var maximumBytes = 64 << 20
 
-        /// The default limits: 30 seconds, 5 seconds between reads, 64 MiB.
+        /// The default limits: 10 seconds, 5 seconds between reads, 64 MiB.
         init() {}
     }
 
