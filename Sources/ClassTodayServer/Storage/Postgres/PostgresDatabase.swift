@@ -11,6 +11,8 @@ public struct PostgresDatabase: SQLDatabase {
     let client: PostgresClient
     /// Where the driver logs.
     let logger: Logger
+    /// The repeated statements prepared on the pool's connections.
+    private let prepared = PreparedStatements()
 
     /// The seam over `client`.
     init(client: PostgresClient, logger: Logger) {
@@ -23,14 +25,14 @@ public struct PostgresDatabase: SQLDatabase {
 
     public func rows(_ statement: SQLStatement) async throws -> [SQLRow] {
         try await client.withConnection { connection in
-            try await Connection(connection: connection, logger: logger).rows(statement)
+            try await Connection(connection: connection, logger: logger, prepared: prepared).rows(statement)
         }
     }
 
     @discardableResult
     public func execute(_ statement: SQLStatement) async throws -> Int {
         try await client.withConnection { connection in
-            try await Connection(connection: connection, logger: logger).execute(statement)
+            try await Connection(connection: connection, logger: logger, prepared: prepared).execute(statement)
         }
     }
 
@@ -44,7 +46,7 @@ public struct PostgresDatabase: SQLDatabase {
     public func transaction<Result: Sendable>(_ body: (any SQLExecutor) async throws -> Result) async throws -> Result {
         do {
             return try await client.withTransaction(logger: logger) { connection in
-                try await body(Connection(connection: connection, logger: logger))
+                try await body(Connection(connection: connection, logger: logger, prepared: prepared))
             }
         } catch let error as PostgresTransactionError {
             throw error.closureError ?? error.commitError ?? error.beginError ?? error
@@ -55,18 +57,40 @@ public struct PostgresDatabase: SQLDatabase {
     private struct Connection: SQLExecutor {
         let connection: PostgresConnection
         let logger: Logger
+        let prepared: PreparedStatements
 
         var dialect: SQLDialect { .postgres }
 
         func rows(_ statement: SQLStatement) async throws -> [SQLRow] {
-            let rows = try await run(statement).rows
+            let rows = statement.isRepeated ? try await repeated(statement) : try await run(statement).rows
             guard let first = rows.first else { return [] }
             let columns = SQLColumns(first.map(\.columnName))
-            return try rows.map { row in SQLRow(columns: columns, values: try row.map(PostgresDatabase.value)) }
+            return try rows.map { row in
+                SQLRow(columns: columns, values: try row.map { cell in
+                    var cell = cell
+                    // Results always come binary; a prepared statement's rows carry its Describe's formats instead.
+                    cell.format = .binary
+                    return try PostgresDatabase.value(cell)
+                })
+            }
         }
 
         func execute(_ statement: SQLStatement) async throws -> Int {
             try await run(statement).metadata.rows ?? 0
+        }
+
+        /// Runs `statement` prepared on this connection, each placeholder cast to its value's type as an unnamed
+        /// statement's are typed.
+        private func repeated(_ statement: SQLStatement) async throws -> [PostgresRow] {
+            let binds = statement.values.map { value -> PostgresData in
+                switch value {
+                case .null: .null
+                case .integer(let integer): PostgresData(int64: integer)
+                case .real(let real): PostgresData(double: real)
+                case .text(let text): PostgresData(string: text)
+                }
+            }
+            return try await prepared.rows(PostgresDatabase.numberPlaceholders(statement.sql, typedAs: statement.values), binds, on: connection)
         }
 
         private func run(_ statement: SQLStatement) async throws -> PostgresQueryResult {
@@ -106,8 +130,9 @@ public struct PostgresDatabase: SQLDatabase {
         }
     }
 
-    /// `sql` with its `?` placeholders numbered `$1`, `$2`, ... (a `?` inside a quoted literal or name stays).
-    static func numberPlaceholders(_ sql: String) -> String {
+    /// `sql` with its `?` placeholders numbered `$1`, `$2`, ... (a `?` inside a quoted literal or name stays), each
+    /// cast to the type of its value in `values` when given (`$1::int8`; a NULL's type is left to the server).
+    static func numberPlaceholders(_ sql: String, typedAs values: [SQLValue]? = nil) -> String {
         var result = ""
         result.reserveCapacity(sql.utf8.count + 16)
         var number = 0
@@ -122,6 +147,12 @@ public struct PostgresDatabase: SQLDatabase {
             } else if character == "?" {
                 number += 1
                 result += "$\(number)"
+                switch values?[number - 1] {
+                case .integer: result += "::int8"
+                case .real: result += "::float8"
+                case .text: result += "::text"
+                case .null, nil: break
+                }
             } else {
                 result.append(character)
             }

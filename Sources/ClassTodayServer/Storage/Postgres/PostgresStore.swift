@@ -20,6 +20,9 @@ public final class PostgresStore: Service, Sendable {
             host: endpoint.host, port: endpoint.port, username: endpoint.user, password: endpoint.password,
             database: endpoint.database, tls: try endpoint.clientTLS())
         configuration.options.maximumConnections = endpoint.poolSize
+        // The planner prices a search statement's unread branches (a crowded cell's read, gated off by its LIMIT) in
+        // full, and compiling them would take longer than running the search.
+        configuration.options.additionalStartupParameters = [("jit", "off")]
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.database = PostgresDatabase(client: client, logger: logger)

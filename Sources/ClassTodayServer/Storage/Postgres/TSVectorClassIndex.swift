@@ -38,24 +38,16 @@ struct TSVectorClassIndex: ClassSearchIndex {
         KeywordClause(condition: "c.search @@ \(keyword.tsQuery)::tsquery")
     }
 
-    /// Without a keyword, whether the cell holds more than ``CellCandidates/crowdedCell`` listings (deleted ones
-    /// included), counted on the geohash index. With one, its hits in the cell from one GIN query, which then serve the
-    /// cell's read.
-    func cell(_ cell: Geohash, keyword: SearchQuery?, _ db: any SQLExecutor) async throws -> CellCandidates {
+    /// With a keyword, its hits in the cell from one GIN intersection (their ids); without, the cell's listings on
+    /// the geohash index.
+    func candidates(in cell: Geohash, keyword: SearchQuery?) -> CellCandidates {
         if let keyword, let token = ClassSearchDocument.cellToken(cell) {
             let query = "(\(keyword.tsQuery)) & \(Self.cellQuery(token))"
-            let hits: [String] = try await db.rows("""
-                SELECT id FROM classes WHERE search @@ \(query)::tsquery LIMIT \(CellCandidates.crowdedKeywordCell + 1)
-                """).map { try $0["id"] }
-            guard hits.count <= CellCandidates.crowdedKeywordCell else { return .crowded }
-            return .hits(condition: "c.id = ANY(string_to_array(\(hits.joined(separator: ",")), ','))", count: hits.count)
+            return CellCandidates(select: """
+                SELECT id AS key FROM classes WHERE search @@ \(query)::tsquery LIMIT \(CellCandidates.crowdedKeywordCell + 1)
+                """, capacity: CellCandidates.crowdedKeywordCell, restriction: "c.id IN (SELECT key FROM \(raw: CellCandidates.table))")
         }
-        let range = GeohashRange(cell: cell)
-        let count: Int = try await db.row("""
-            SELECT count(*) AS count FROM (SELECT 1 FROM classes WHERE geohash >= \(range.lower) AND geohash < \(range.upper)
-                LIMIT \(CellCandidates.crowdedCell + 1)) cell
-            """)?["count"] ?? 0
-        return count > CellCandidates.crowdedCell ? .crowded : .range
+        return .range(GeohashRange(cell: cell), from: "classes")
     }
 
     var rangeHint: String { "" }

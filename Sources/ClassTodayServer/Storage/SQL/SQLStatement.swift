@@ -9,6 +9,10 @@ public struct SQLStatement: Sendable, ExpressibleByStringInterpolation {
     /// Whether SQLite keeps the prepared statement for later runs: true for fixed texts, false for texts built from
     /// varying parts (one-off statements would fill the cache).
     public var isCached = true
+    /// Whether the statement runs many times in a row with other values (a nearest-first walk's cell statement):
+    /// PostgreSQL then prepares it once per connection (``PreparedStatements``) instead of parsing and planning it
+    /// at every run. SQLite prepares every cached text once anyway.
+    public var isRepeated = false
 
     /// A statement from its text and values.
     public init(sql: String, values: [SQLValue] = []) {

@@ -47,24 +47,15 @@ struct FTS5ClassIndex: ClassSearchIndex {
                              verification: verification)
     }
 
-    /// Without a keyword, whether the cell holds more than ``CellCandidates/crowdedCell`` listings (deleted ones
-    /// included), counted on the geohash index without reading a row. With one, its hits in the cell from one FTS
-    /// query, which then serve the cell's read.
-    func cell(_ cell: Geohash, keyword: SearchQuery?, _ db: any SQLExecutor) async throws -> CellCandidates {
+    /// With a keyword, its hits in the cell from one FTS query (their rowids); without, the cell's listings on the
+    /// geohash index, without reading a row.
+    func candidates(in cell: Geohash, keyword: SearchQuery?) -> CellCandidates {
         if let keyword, let match = ClassSearchDocument.match(keyword, in: cell) {
-            let hits: [Int64] = try await db.rows("""
-                SELECT rowid FROM class_search WHERE class_search MATCH \(match) LIMIT \(CellCandidates.crowdedKeywordCell + 1)
-                """).map { try $0["rowid"] }
-            guard hits.count <= CellCandidates.crowdedKeywordCell else { return .crowded }
-            let list = "[" + hits.map(String.init).joined(separator: ",") + "]"
-            return .hits(condition: "c.rowid IN (SELECT value FROM json_each(\(list)))", count: hits.count)
+            return CellCandidates(select: """
+                SELECT rowid AS key FROM class_search WHERE class_search MATCH \(match) LIMIT \(CellCandidates.crowdedKeywordCell + 1)
+                """, capacity: CellCandidates.crowdedKeywordCell, restriction: "c.rowid IN (SELECT key FROM \(raw: CellCandidates.table))")
         }
-        let range = GeohashRange(cell: cell)
-        let count: Int = try await db.row("""
-            SELECT COUNT(*) AS count FROM (SELECT 1 FROM classes INDEXED BY classes_by_geohash
-                WHERE geohash >= \(range.lower) AND geohash < \(range.upper) LIMIT \(CellCandidates.crowdedCell + 1))
-            """)?["count"] ?? 0
-        return count > CellCandidates.crowdedCell ? .crowded : .range
+        return .range(GeohashRange(cell: cell), from: "classes \(rangeHint)")
     }
 
     /// Without statistics SQLite prices a long OR of ranges above a scan; the ranges are what make geo searches fast,

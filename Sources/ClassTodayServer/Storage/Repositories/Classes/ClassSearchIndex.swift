@@ -15,8 +15,8 @@ protocol ClassSearchIndex: Sendable {
     func remove(classId: String, _ db: any SQLExecutor) async throws
     /// How a search statement over `classes c` selects the listings whose tokens hold `keyword`'s.
     func keyword(_ keyword: SearchQuery, withinRanges: Bool) -> KeywordClause
-    /// What a nearest-first walk reads of `cell` for a search with `keyword`.
-    func cell(_ cell: Geohash, keyword: SearchQuery?, _ db: any SQLExecutor) async throws -> CellCandidates
+    /// What a nearest-first walk reads first of `cell` for a search with `keyword`.
+    func candidates(in cell: Geohash, keyword: SearchQuery?) -> CellCandidates
     /// Placed after `classes c` in a search statement that geohash ranges drive (an index hint), or empty.
     var rangeHint: String { get }
 
@@ -80,21 +80,34 @@ struct KeywordClause {
     var verification: SQLStatement?
 }
 
-/// What one cell of a nearest-first walk holds.
-enum CellCandidates {
-    /// More listings than the walk reads at once: split the cell into its children.
-    case crowded
-    /// Read the cell's geohash range with the search's whole condition.
-    case range
-    /// Read only the listings `condition` selects (the cell's keyword hits, already found), `count` of them at
-    /// most; they satisfy the keyword's index condition, which the read then leaves out.
-    case hits(condition: SQLStatement, count: Int)
+/// What a nearest-first walk reads first of one cell, in the same statement as the cell's listings: its candidates,
+/// one more than it may hold at most, so that a crowded cell is split instead of read.
+struct CellCandidates {
+    /// Selects the cell's candidates, ``capacity`` + 1 rows at most, as a column `key`; the cell's statement names
+    /// them ``table``.
+    let select: SQLStatement
+    /// The most candidates the cell may hold for the walk to read it rather than split it.
+    let capacity: Int
+    /// The condition over `classes c` selecting exactly the candidates, whose keys (`key` of ``table``) then satisfy
+    /// the keyword's index condition; nil when the candidates are all the listings of the cell's geohash range.
+    let restriction: SQLStatement?
+
+    /// The name of the candidates in the cell's statement.
+    static let table = "cell_candidates"
+
+    /// The listings of the geohash range `range` (deleted ones included), found on the geohash index; `table` is
+    /// `classes` with the backend's index hint, if any.
+    static func range(_ range: GeohashRange, from table: String) -> CellCandidates {
+        CellCandidates(select: """
+            SELECT 1 AS key FROM \(raw: table) WHERE geohash >= \(range.lower) AND geohash < \(range.upper) LIMIT \(crowdedCell + 1)
+            """, capacity: crowdedCell, restriction: nil)
+    }
 
     /// The most listings a cell may hold for a walk to read it rather than split it: few enough that reading and
     /// sorting them is cheap, many enough that sparse regions are read in large cells.
     static let crowdedCell = 64
 
-    /// The most keyword hits a cell may hold for a walk to read it: more than ``crowdedCell``, since the hits are in
-    /// hand already (one index query) and each split costs an index query per child.
+    /// The most keyword hits a cell may hold for a walk to read it: more than ``crowdedCell``, since the hits are read
+    /// through the keyword index (one intersection) and each split costs a statement per child.
     static let crowdedKeywordCell = 256
 }

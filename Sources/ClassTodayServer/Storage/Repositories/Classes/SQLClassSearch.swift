@@ -117,14 +117,55 @@ package struct SQLClassSearch {
         var walk = NearestCellWalk(center: circle.center, radius: circle.radius)
         var keys = NearestFirstPage<Key>(wanted: page.limit + 1, distance: { $0.distance ?? 0 }, id: \.id)
         while let entry = walk.popNearest(), !keys.settle(before: entry.minimumDistance) {
-            let candidates = try await index.cell(entry.cell, keyword: search.keyword, db)
-            if case .crowded = candidates, entry.cell.precision < Geohash.storagePrecision {
+            if let read = try await cellKeys(db, cell: entry.cell, limit: keys.stillWanted) {
+                keys.add(read)
+            } else if entry.cell.precision < Geohash.storagePrecision {
                 walk.split(entry)
-                continue
+            } else {
+                // A crowded cell of the finest precision: read its range with the search's whole condition.
+                keys.add(try await self.keys(db, ranges: [GeohashRange(cell: entry.cell)], limit: keys.stillWanted))
             }
-            keys.add(try await self.keys(db, ranges: [GeohashRange(cell: entry.cell)], limit: keys.stillWanted, cell: candidates))
         }
         return keys.finish()
+    }
+
+    /// Up to `limit` keys of a walk's cell that satisfy everything, after the cursor, read in one statement that first
+    /// finds the cell's candidates (``ClassSearchIndex/candidates(in:keyword:)``) and reads the listings only when they
+    /// are few enough; nil when they are not (the cell is crowded). The statement is prepared once for the walk's
+    /// next cells.
+    private func cellKeys(_ db: any SQLExecutor, cell: Geohash, limit: Int) async throws -> [Key]? {
+        let candidates = index.candidates(in: cell, keyword: search.keyword)
+        let clause = search.keyword.map { index.keyword($0, withinRanges: true) }
+        let confirmedHere = confirmedHere(clause, restricted: candidates.restriction != nil)
+        // All the cell's candidates are read when some may be left out in Swift.
+        let filtersHere = confirmedHere != nil || !blockedWriters.isEmpty
+        let gate: SQLStatement = "(SELECT COUNT(*) FROM \(raw: CellCandidates.table)) <= \(candidates.capacity)"
+        guard let read = statement(ranges: [GeohashRange(cell: cell)], limit: filtersHere ? candidates.capacity : limit, after: startPosition,
+                                   keyword: clause, restriction: candidates.restriction, gate: gate, withText: confirmedHere != nil)
+        else { return [] }
+        var statement: SQLStatement = """
+            WITH \(raw: CellCandidates.table) AS (\(candidates.select))
+            SELECT n.cell_read, k.* FROM (SELECT \(gate) AS cell_read) n LEFT JOIN (\(read)) k ON 1 = 1
+            """
+        statement.isCached = true
+        statement.isRepeated = true
+        let rows = try await db.rows(statement)
+        guard let isRead: Bool = try rows.first?["cell_read"], isRead else { return nil }
+        let fetched = try rows.filter { try $0.value("id") != .null }.map { try Key(row: $0, sort: search.sort) }
+        return Array(fetched.filter { accepts($0, confirming: confirmedHere) }.prefix(limit))
+    }
+
+    /// The keyword to confirm in Swift for a read selecting `clause`, or the index's candidates when `restricted`:
+    /// one that needs verification, where the read leaves it out.
+    private func confirmedHere(_ clause: KeywordClause?, restricted: Bool) -> SearchQuery? {
+        search.keyword.flatMap { keyword in
+            keyword.needsVerification && (restricted || clause?.verification == nil) ? keyword : nil
+        }
+    }
+
+    /// Whether the viewer may see `key`'s listing and it matches `keyword`, confirmed on its text.
+    private func accepts(_ key: Key, confirming keyword: SearchQuery?) -> Bool {
+        !(key.writerId.map(blockedWriters.contains) ?? false) && keyword.map { $0.matches(key.text ?? "") } ?? true
     }
 
     /// The page of listings for the keys (fetched with `limit + 1`: the extra key only says there is more).
@@ -140,33 +181,19 @@ package struct SQLClassSearch {
     }
 
     /// Up to `limit` keys of the candidates in `ranges` (all listings when nil) that satisfy everything, after the
-    /// cursor, in sort order. `cell` says what a walk's cell holds (its `ranges` are the cell's range); a cell's
-    /// statement is prepared once for the walk's next cells.
-    private func keys(_ db: any SQLExecutor, ranges: [GeohashRange]?, limit: Int, cell: CellCandidates? = nil) async throws -> [Key] {
-        var hits: (condition: SQLStatement, count: Int)?
-        if case .hits(let condition, let count) = cell {
-            guard count > 0 else { return [] }
-            hits = (condition, count)
-        }
+    /// cursor, in sort order.
+    private func keys(_ db: any SQLExecutor, ranges: [GeohashRange]?, limit: Int) async throws -> [Key] {
         let clause = search.keyword.map { index.keyword($0, withinRanges: ranges != nil) }
-        let confirmedHere = search.keyword.flatMap { keyword in
-            keyword.needsVerification && (hits != nil || clause?.verification == nil) ? keyword : nil
-        }
+        let confirmedHere = confirmedHere(clause, restricted: false)
         var keys: [Key] = []
         var position = startPosition
         while keys.count < limit {
-            // A cell's hits are read in one statement: all of them when some may be left out in Swift.
-            let filtersHere = confirmedHere != nil || !blockedWriters.isEmpty
-            let batch = filtersHere ? hits?.count ?? max(limit - keys.count, confirmedHere == nil ? 0 : Self.verificationBatch) : limit - keys.count
-            guard var statement = statement(ranges: ranges, limit: batch, after: position, keyword: clause, hits: hits?.condition,
-                                            withText: confirmedHere != nil)
+            let batch = max(limit - keys.count, confirmedHere == nil ? 0 : Self.verificationBatch)
+            guard let statement = statement(ranges: ranges, limit: batch, after: position, keyword: clause, withText: confirmedHere != nil)
             else { break }
-            statement.isCached = cell != nil
             let fetched = try await db.rows(statement).map { try Key(row: $0, sort: search.sort) }
-            keys += fetched.filter { key in
-                !(key.writerId.map(blockedWriters.contains) ?? false) && confirmedHere.map { $0.matches(key.text ?? "") } ?? true
-            }
-            guard hits == nil, fetched.count == batch, let last = fetched.last, let value = last.values.first else { break }
+            keys += fetched.filter { accepts($0, confirming: confirmedHere) }
+            guard fetched.count == batch, let last = fetched.last, let value = last.values.first else { break }
             position = Position(value: value, id: last.id)
         }
         return Array(keys.prefix(limit))
@@ -284,11 +311,13 @@ package struct SQLClassSearch {
     }
 
     /// One statement: candidates in `ranges` (all listings when nil) that satisfy everything, after `position`, in
-    /// sort order; nil when nothing can match. `hits` replaces the keyword's index condition (a cell's hits, found
-    /// already); `withText` selects name and description instead of confirming a keyword in SQL.
+    /// sort order; nil when nothing can match. `restriction` replaces the keyword's index condition (a cell's hits,
+    /// ``CellCandidates/restriction``); without `gate`, a condition on no listing, the statement's `LIMIT` is 0, which
+    /// both backends check before reading a row; `withText` selects name and description instead of confirming a
+    /// keyword in SQL.
     private func statement(
         ranges: [GeohashRange]?, limit: Int, after position: Position?, keyword clause: KeywordClause?,
-        hits: SQLStatement? = nil, withText: Bool = false
+        restriction: SQLStatement? = nil, gate: SQLStatement? = nil, withText: Bool = false
     ) -> SQLStatement? {
         guard let area = areaConditions(ranges: ranges) else { return nil }
         var columns: SQLStatement = blockedWriters.isEmpty ? "c.id, c.created_at" : "c.id, c.created_at, c.writer_id"
@@ -300,8 +329,8 @@ package struct SQLClassSearch {
             outer.append("k.distance <= \(area.radius)")
         }
         if let keyword = search.keyword {
-            if let hits {
-                conditions.append(hits)
+            if let restriction {
+                conditions.append(restriction)
                 hint = ""
             } else if let clause {
                 conditions.append(clause.condition)
@@ -324,11 +353,12 @@ package struct SQLClassSearch {
                     """)
             }
         }
+        let limitClause: SQLStatement = gate.map { "CASE WHEN \($0) THEN \(limit) ELSE 0 END" } ?? "\(limit)"
         return """
             SELECT * FROM (SELECT \(columns) FROM classes c \(raw: hint)
                 WHERE \(joined(["c.deleted_at IS NULL"] + conditions, " AND "))) k
             WHERE \(outer.isEmpty ? "1 = 1" : joined(outer, " AND "))
-            ORDER BY \(raw: key)\(raw: direction), k.id \(raw: dialect.byteOrder)\(raw: direction) LIMIT \(limit)
+            ORDER BY \(raw: key)\(raw: direction), k.id \(raw: dialect.byteOrder)\(raw: direction) LIMIT \(limitClause)
             """
     }
 
