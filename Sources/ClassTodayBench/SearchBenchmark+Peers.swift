@@ -42,9 +42,10 @@ extension SearchBenchmark {
 
         /// Where a page's time goes.
         enum Stage: CaseIterable {
-            /// The crowded-cell counts of the walk.
-            case cellCounts
-            /// The key statements: ids and distances of a cell's nearest listings.
+            /// The walk's cell statements: each counts a cell's candidates and, when they are few enough, reads the ids and
+            /// distances of its nearest listings.
+            case cells
+            /// Other key statements (a crowded cell of the finest precision, read whole).
             case keys
             /// The one statement reading the page's listings, writers and images.
             case views
@@ -88,7 +89,7 @@ extension SearchBenchmark {
             for kind in StatementProfile.Kind.allCases {
                 statements[kind, default: 0] += run.counts[kind] ?? 0
             }
-            record(.cellCounts, run.durations[.cellCount] ?? .zero)
+            record(.cells, run.durations[.cell] ?? .zero)
             record(.keys, run.durations[.keys] ?? .zero)
             record(.views, run.durations[.views] ?? .zero)
             record(.swift, again.elapsed - run.durations.values.reduce(.zero, +))
@@ -165,19 +166,19 @@ extension SearchBenchmark {
             lines += [
                 "(goal: HTTP p50 within 2.5x /health's)",
                 "",
-                "profile of a page: statements per page (crowded-cell counts + key statements + the listings read), and the median time per query of each stage",
+                "profile of a page: statements per page (cell statements + other key statements + the listings read), and the median time per query of each stage",
                 "of the page read again in-process right before its HTTP request (warm: the first read above filled the reader's page cache)",
                 "(statements timed by a recording executor inside the read; Swift: the search's own code between them; lease: lending a reader connection "
                     + "and giving it back; HTTP layer: the HTTP page less the leased page and its JSON; medians need not add up)",
                 "",
-                "kind                     statements/page      cell counts   keys  views  Swift  lease   JSON  HTTP layer   warm page p50  p99  HTTP page",
+                "kind                     statements/page            cells   keys  views  Swift  lease   JSON  HTTP layer   warm page p50  p99  HTTP page",
             ]
             for row in rows {
                 let peers = row.peers
                 let perPage = { (kind: StatementProfile.Kind) in String(format: "%.1f", Double(peers.statements[kind] ?? 0) / Double(max(peers.queries, 1))) }
                 let stage = { (stage: Stage) in format(peers.stages[stage]?.median ?? .nan) }
                 lines.append(.reportLine(row.kind, [
-                    ("\(perPage(.cellCount)) + \(perPage(.keys)) + \(perPage(.views))", 17), (stage(.cellCounts), 15), (stage(.keys), 7),
+                    ("\(perPage(.cell)) + \(perPage(.keys)) + \(perPage(.views))", 17), (stage(.cells), 15), (stage(.keys), 7),
                     (stage(.views), 7), (stage(.swift), 7), (stage(.lease), 7), (stage(.json), 7), (stage(.httpLayer), 12),
                     (format(peers.warm.median), 15), (format(peers.warm.p99), 6), (format(peers.http.median), 11),
                 ]))
@@ -192,8 +193,9 @@ extension SearchBenchmark {
 struct StatementProfile: Sendable {
     /// A kind of statement.
     enum Kind: CaseIterable, Sendable {
-        /// A cell's crowdedness check (`SELECT COUNT(*) ... LIMIT`).
-        case cellCount
+        /// A walk's cell statement (`WITH cell_candidates ...`): the cell's candidates counted, and its keys read when
+        /// they are few enough.
+        case cell
         /// A key statement: ids and distances.
         case keys
         /// The page's listings with their writers and images (``ClassViewQuery``).
@@ -209,8 +211,8 @@ struct StatementProfile: Sendable {
     mutating func add(_ statement: SQLStatement, _ elapsed: Duration) {
         let kind: Kind = if statement.sql.contains("writer_nickname") {
             .views
-        } else if statement.sql.hasPrefix("SELECT COUNT(*)") {
-            .cellCount
+        } else if statement.sql.hasPrefix("WITH cell_candidates") {
+            .cell
         } else {
             .keys
         }

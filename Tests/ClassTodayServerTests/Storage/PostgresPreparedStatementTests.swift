@@ -1,0 +1,58 @@
+import Foundation
+import Logging
+import Testing
+@testable import ClassTodayServer
+
+/// Repeated statements (``SQLStatement/isRepeated``) run prepared on PostgreSQL: their rows must read back exactly as
+/// an unnamed statement's, value types included, on every connection of the pool and past the per-connection limit.
+/// Runs only when `CLASSTODAY_TEST_DATABASE_URL` names a server.
+@Suite("PostgreSQL prepared statements", .enabled(if: PostgresTestDatabase.serverURL != nil))
+struct PostgresPreparedStatementTests {
+    static let logger = Logger(label: "test.postgres-prepared")
+
+    /// A statement selecting one value of each kind the seam reads, from its bound values.
+    static func statement(_ number: Int, _ text: String?, repeated: Bool) -> SQLStatement {
+        var statement: SQLStatement = """
+            SELECT \(Int64(number)) AS number, \(Double(number) / 4) AS real, \(text) AS text, \(Int64(number)) > 2 AS flag,
+                \(raw: "\(number % 40)") AS variant
+            """
+        statement.isRepeated = repeated
+        return statement
+    }
+
+    @Test("a repeated statement reads the same rows as an unnamed one: integers, reals, text, NULL and booleans, across more texts than a connection keeps")
+    func sameRowsAsUnnamed() async throws {
+        let url = try #require(try await PostgresTestDatabase.freshMigratedURL())
+        let store = try PostgresStore.open(url: url, logger: Self.logger)
+        defer { store.close() }
+        // 40 distinct texts (more than PreparedStatements.perConnection), each run several times, concurrently over the pool.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for number in 0..<200 {
+                group.addTask {
+                    let text: String? = number % 3 == 0 ? nil : "값 \(number) 'quoted'"
+                    let prepared = try await store.database.rows(Self.statement(number, text, repeated: true))
+                    let unnamed = try await store.database.rows(Self.statement(number, text, repeated: false))
+                    #expect(prepared.count == 1)
+                    for column in ["number", "real", "text", "flag", "variant"] {
+                        #expect(try prepared.first?.value(column) == unnamed.first?.value(column), "\(column) of \(number)")
+                    }
+                    #expect(try prepared.first?["number"] as Int64? == Int64(number))
+                    #expect(try prepared.first?["real"] as Double? == Double(number) / 4)
+                    #expect(try prepared.first?["flag"] as Bool? == (number > 2))
+                    #expect(try prepared.first?.value("text") == (text.map(SQLValue.text) ?? .null))
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    @Test("the server's connections run without JIT and keep one plan per prepared statement")
+    func connectionSettings() async throws {
+        let url = try #require(try await PostgresTestDatabase.freshMigratedURL())
+        let store = try PostgresStore.open(url: url, logger: Self.logger)
+        defer { store.close() }
+        let settings = try await store.database.rows("SELECT current_setting('jit') AS jit, current_setting('plan_cache_mode') AS plans")
+        #expect(try settings.first?["jit"] as String? == "off")
+        #expect(try settings.first?["plans"] as String? == "force_generic_plan")
+    }
+}
