@@ -46,13 +46,21 @@ struct PostgresPreparedStatementTests {
         }
     }
 
-    @Test("the server's connections run without JIT and keep one plan per prepared statement")
-    func connectionSettings() async throws {
+    @Test("the server's connections run without JIT; a walk plans its cell statements once, and the rest of its transaction for their values")
+    func planSettings() async throws {
         let url = try #require(try await PostgresTestDatabase.freshMigratedURL())
         let store = try PostgresStore.open(url: url, logger: Self.logger)
         defer { store.close() }
-        let settings = try await store.database.rows("SELECT current_setting('jit') AS jit, current_setting('plan_cache_mode') AS plans")
-        #expect(try settings.first?["jit"] as String? == "off")
-        #expect(try settings.first?["plans"] as String? == "force_generic_plan")
+        let setting = { (db: any SQLExecutor) async throws -> String? in
+            try await db.rows("SELECT current_setting('plan_cache_mode') AS plans").first?["plans"]
+        }
+        #expect(try await store.database.rows("SELECT current_setting('jit') AS jit").first?["jit"] as String? == "off")
+        let (during, after) = try await store.database.read { db in
+            let during = try await TSVectorClassIndex().walking(db) { try await setting(db) }
+            return (during, try await setting(db))
+        }
+        #expect(during == "force_generic_plan")
+        #expect(after == "auto")
+        #expect(try await setting(store.database) == "auto")
     }
 }

@@ -21,10 +21,8 @@ public final class PostgresStore: Service, Sendable {
             database: endpoint.database, tls: try endpoint.clientTLS())
         configuration.options.maximumConnections = endpoint.poolSize
         // The planner prices a search statement's unread branches (a crowded cell's read, gated off by its LIMIT) in
-        // full, and compiling them would take longer than running the search. Prepared statements (only the repeated
-        // ones, ``PreparedStatements``) keep one plan: planning a cell's statement for its values took longer than
-        // running it.
-        configuration.options.additionalStartupParameters = [("jit", "off"), ("plan_cache_mode", "force_generic_plan")]
+        // full, and compiling them would take longer than running the search.
+        configuration.options.additionalStartupParameters = [("jit", "off")]
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.database = PostgresDatabase(client: client, logger: logger)

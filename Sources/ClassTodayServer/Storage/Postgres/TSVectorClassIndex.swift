@@ -52,6 +52,16 @@ struct TSVectorClassIndex: ClassSearchIndex {
 
     var rangeHint: String { "" }
 
+    /// The walk's cell statements are prepared (``SQLStatement/isRepeated``) and keep one plan for the walk's
+    /// transaction: planning a cell's statement for its values took longer than running it. The other statements of
+    /// the transaction are planned for their values again afterwards.
+    func walking<Result>(_ db: any SQLExecutor, _ body: () async throws -> Result) async throws -> Result {
+        try await db.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+        let result = try await body()
+        try await db.execute("SET LOCAL plan_cache_mode = auto")
+        return result
+    }
+
     /// Up to this many estimated hits, a relevance read takes the GIN index's hits and sorts them; beyond, it walks
     /// `classes_by_recent` newest first, checking each listing's vector, and stops at the page's end. Either way it
     /// reads about as many listings when hits number √(64 × listings), 8,000 at a million listings. The planner's own

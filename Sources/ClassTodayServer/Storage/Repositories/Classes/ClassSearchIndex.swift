@@ -17,6 +17,9 @@ protocol ClassSearchIndex: Sendable {
     func keyword(_ keyword: SearchQuery, withinRanges: Bool) -> KeywordClause
     /// What a nearest-first walk reads first of `cell` for a search with `keyword`.
     func candidates(in cell: Geohash, keyword: SearchQuery?) -> CellCandidates
+    /// Runs `body`, a nearest-first walk inside the caller's transaction, whose cell statements the backend may plan
+    /// once for all the cells they read.
+    func walking<Result>(_ db: any SQLExecutor, _ body: () async throws -> Result) async throws -> Result
     /// Placed after `classes c` in a search statement that geohash ranges drive (an index hint), or empty.
     var rangeHint: String { get }
 
@@ -40,6 +43,10 @@ protocol ClassSearchIndex: Sendable {
 }
 
 extension ClassSearchIndex {
+    func walking<Result>(_ db: any SQLExecutor, _ body: () async throws -> Result) async throws -> Result {
+        try await body()
+    }
+
     func newest(
         _ keyword: SearchQuery, nameOnly: Bool, district: String?, columns: SQLStatement, conditions: [SQLStatement],
         after position: RecencyPosition?, limit: Int, _ db: any SQLExecutor
