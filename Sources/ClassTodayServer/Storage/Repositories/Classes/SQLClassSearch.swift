@@ -129,30 +129,36 @@ package struct SQLClassSearch {
         return keys.finish()
     }
 
-    /// Up to `limit` keys of a walk's cell that satisfy everything, after the cursor, read in one statement that first
-    /// finds the cell's candidates (``ClassSearchIndex/candidates(in:keyword:)``) and reads the listings only when they
-    /// are few enough; nil when they are not (the cell is crowded). The statement is prepared once for the walk's
-    /// next cells.
+    /// Up to `limit` keys of a walk's cell that satisfy everything, after the cursor, read in one statement
+    /// (``cellStatement(_:limit:)``); nil when the cell is crowded.
     private func cellKeys(_ db: any SQLExecutor, cell: Geohash, limit: Int) async throws -> [Key]? {
-        let candidates = index.candidates(in: cell, keyword: search.keyword)
-        let clause = search.keyword.map { index.keyword($0, withinRanges: true) }
-        let confirmedHere = confirmedHere(clause, restricted: candidates.restriction != nil)
-        // All the cell's candidates are read when some may be left out in Swift.
-        let filtersHere = confirmedHere != nil || !blockedWriters.isEmpty
-        let gate: SQLStatement = "(SELECT COUNT(*) FROM \(raw: CellCandidates.table)) <= \(candidates.capacity)"
-        guard let read = statement(ranges: [GeohashRange(cell: cell)], limit: filtersHere ? candidates.capacity : limit, after: startPosition,
-                                   keyword: clause, restriction: candidates.restriction, gate: gate, withText: confirmedHere != nil)
-        else { return [] }
-        var statement: SQLStatement = """
-            WITH \(raw: CellCandidates.table) AS (\(candidates.select))
-            SELECT n.cell_read, k.* FROM (SELECT \(gate) AS cell_read) n LEFT JOIN (\(read)) k ON 1 = 1
-            """
-        statement.isCached = true
-        statement.isRepeated = true
+        guard let (statement, confirmedHere) = cellStatement(cell, limit: limit) else { return [] }
         let rows = try await db.rows(statement)
         guard let isRead: Bool = try rows.first?["cell_read"], isRead else { return nil }
         let fetched = try rows.filter { try $0.value("id") != .null }.map { try Key(row: $0, sort: search.sort) }
         return Array(fetched.filter { accepts($0, confirming: confirmedHere) }.prefix(limit))
+    }
+
+    /// The statement reading a walk's cell: it first finds the cell's candidates
+    /// (``ClassSearchIndex/candidates(in:keyword:)``), says in `cell_read` whether they are few enough to read, and
+    /// only then reads the keys of up to `limit` listings (all the candidates when some may be left out in Swift).
+    /// It is prepared once for the walk's next cells. Also returns the keyword to confirm in Swift; nil when nothing
+    /// can match.
+    private func cellStatement(_ cell: Geohash, limit: Int) -> (SQLStatement, confirmedHere: SearchQuery?)? {
+        let candidates = index.candidates(in: cell, keyword: search.keyword)
+        let clause = search.keyword.map { index.keyword($0, withinRanges: true) }
+        let confirmedHere = confirmedHere(clause, restricted: candidates.restriction != nil)
+        let filtersHere = confirmedHere != nil || !blockedWriters.isEmpty
+        let gate: SQLStatement = "(SELECT COUNT(*) FROM \(raw: CellCandidates.table)) <= \(candidates.capacity)"
+        guard let read = statement(ranges: [GeohashRange(cell: cell)], limit: filtersHere ? candidates.capacity : limit, after: startPosition,
+                                   keyword: clause, restriction: candidates.restriction, gate: gate, withText: confirmedHere != nil)
+        else { return nil }
+        var statement: SQLStatement = """
+            WITH \(raw: CellCandidates.table) AS (\(candidates.select))
+            SELECT n.cell_read, k.* FROM (SELECT \(gate) AS cell_read) n LEFT JOIN (\(read)) k ON 1 = 1
+            """
+        statement.isRepeated = true
+        return (statement, confirmedHere)
     }
 
     /// The keyword to confirm in Swift for a read selecting `clause`, or the index's candidates when `restricted`:
@@ -189,8 +195,10 @@ package struct SQLClassSearch {
         var position = startPosition
         while keys.count < limit {
             let batch = max(limit - keys.count, confirmedHere == nil ? 0 : Self.verificationBatch)
-            guard let statement = statement(ranges: ranges, limit: batch, after: position, keyword: clause, withText: confirmedHere != nil)
+            guard var statement = statement(ranges: ranges, limit: batch, after: position, keyword: clause, withText: confirmedHere != nil)
             else { break }
+            // Texts holding a search's own ranges would fill SQLite's statement cache.
+            statement.isCached = false
             let fetched = try await db.rows(statement).map { try Key(row: $0, sort: search.sort) }
             keys += fetched.filter { accepts($0, confirming: confirmedHere) }
             guard fetched.count == batch, let last = fetched.last, let value = last.values.first else { break }
@@ -208,9 +216,9 @@ package struct SQLClassSearch {
     /// The statement of the first step (the first cell, for nearest-first searches; the name tier's first read, by
     /// relevance); nil when nothing can match.
     func firstStatement() -> SQLStatement? {
-        var ranges = coveringRanges
+        let ranges = coveringRanges
         if search.sort == .distance, let circle = search.circle {
-            ranges = [GeohashRange(cell: Geohash(circle.center, precision: 6))]
+            return cellStatement(Geohash(circle.center, precision: 6), limit: page.limit + 1)?.0
         } else if search.sort == .relevance, let keyword = search.keyword {
             guard let area = areaConditions(ranges: ranges) else { return nil }
             return index.newestStatement(keyword, nameOnly: true, district: search.keywordLocation, columns: relevanceColumns(area, tier: .name, keyword: keyword),
