@@ -3,7 +3,8 @@ import Synchronization
 
 /// The statements prepared on each connection of the pool, by their text: a repeated statement
 /// (``SQLStatement/isRepeated``) is parsed once per connection, and PostgreSQL may then keep its plan, where an
-/// unnamed statement is parsed and planned at every run (0.7 ms for a search's cell statement, four times its run).
+/// unnamed statement is parsed and planned at every run (0.7 ms for a search's cell statement, two to four times its
+/// run).
 final class PreparedStatements: Sendable {
     /// A connection's prepared statements, most recently used last.
     private struct Prepared {
@@ -17,7 +18,7 @@ final class PreparedStatements: Sendable {
 
     private let connections = Mutex<[PostgresConnection.ID: Prepared]>([:])
 
-    /// Runs `sql` (placeholders numbered, each with its type's cast: ``PostgresDatabase/typedPlaceholders(_:_:)``)
+    /// Runs `sql` (placeholders numbered, each with its type's cast: ``PostgresDatabase/numberPlaceholders(_:typedAs:)``)
     /// with `binds` on `connection`, preparing it there first if it is not yet.
     func rows(_ sql: String, _ binds: [PostgresData], on connection: PostgresConnection) async throws -> [PostgresRow] {
         let statement: PreparedQuery
