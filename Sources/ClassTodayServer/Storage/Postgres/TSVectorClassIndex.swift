@@ -43,9 +43,7 @@ struct TSVectorClassIndex: ClassSearchIndex {
     func candidates(in cell: Geohash, keyword: SearchQuery?) -> CellCandidates {
         if let keyword, let token = ClassSearchDocument.cellToken(cell) {
             let query = "(\(keyword.tsQuery)) & \(Self.cellQuery(token))"
-            return CellCandidates(select: """
-                SELECT id AS key FROM classes WHERE search @@ \(query)::tsquery LIMIT \(CellCandidates.crowdedKeywordCell + 1)
-                """, capacity: CellCandidates.crowdedKeywordCell, restriction: "c.id IN (SELECT key FROM \(raw: CellCandidates.table))")
+            return .hits("SELECT id AS key FROM classes WHERE search @@ \(query)::tsquery", keyColumn: "c.id")
         }
         return .range(GeohashRange(cell: cell), from: "classes")
     }

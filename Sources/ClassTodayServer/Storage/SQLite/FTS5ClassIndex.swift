@@ -51,9 +51,7 @@ struct FTS5ClassIndex: ClassSearchIndex {
     /// geohash index, without reading a row.
     func candidates(in cell: Geohash, keyword: SearchQuery?) -> CellCandidates {
         if let keyword, let match = ClassSearchDocument.match(keyword, in: cell) {
-            return CellCandidates(select: """
-                SELECT rowid AS key FROM class_search WHERE class_search MATCH \(match) LIMIT \(CellCandidates.crowdedKeywordCell + 1)
-                """, capacity: CellCandidates.crowdedKeywordCell, restriction: "c.rowid IN (SELECT key FROM \(raw: CellCandidates.table))")
+            return .hits("SELECT rowid AS key FROM class_search WHERE class_search MATCH \(match)", keyColumn: "c.rowid")
         }
         return .range(GeohashRange(cell: cell), from: "classes \(rangeHint)")
     }

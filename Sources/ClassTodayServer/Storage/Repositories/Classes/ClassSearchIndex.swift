@@ -110,6 +110,13 @@ struct CellCandidates {
             """, capacity: crowdedCell, restriction: nil)
     }
 
+    /// The cell's keyword hits: `select` selects their keys, as a column `key`, from the keyword index; `keyColumn`
+    /// is the column of `classes c` they are.
+    static func hits(_ select: SQLStatement, keyColumn: String) -> CellCandidates {
+        CellCandidates(select: "\(select) LIMIT \(crowdedKeywordCell + 1)", capacity: crowdedKeywordCell,
+                       restriction: "\(raw: keyColumn) IN (SELECT key FROM \(raw: table))")
+    }
+
     /// The most listings a cell may hold for a walk to read it rather than split it: few enough that reading and
     /// sorting them is cheap, many enough that sparse regions are read in large cells.
     static let crowdedCell = 64
