@@ -26,6 +26,15 @@ public struct SearchQuery: Sendable, Hashable {
             self.token = token
             self.isPrefix = isPrefix
         }
+
+        /// The requirement as a PostgreSQL tsquery operand: `'token'` or `'token':*`, quoted so that no user input
+        /// can make it a syntax error.
+        public var tsQuery: String {
+            let escaped = token
+                .replacingOccurrences(of: "\\", with: "\\\\")
+                .replacingOccurrences(of: "'", with: "''")
+            return isPrefix ? "'\(escaped)':*" : "'\(escaped)'"
+        }
     }
 
     /// The terms, in query order and without repetitions; never empty.
@@ -115,12 +124,7 @@ public struct SearchQuery: Sendable, Hashable {
     /// A PostgreSQL `to_tsquery('simple', …)` argument such as `'요가' & '가수' & 'gui':*` (alternatives in
     /// parentheses joined by `|`), every token quoted, for a `tsvector` built with `to_tsvector('simple', indexText)`.
     public var tsQuery: String {
-        expression(and: " & ", or: " | ") { requirement in
-            let escaped = requirement.token
-                .replacingOccurrences(of: "\\", with: "\\\\")
-                .replacingOccurrences(of: "'", with: "''")
-            return requirement.isPrefix ? "'\(escaped)':*" : "'\(escaped)'"
-        }
+        expression(and: " & ", or: " | ", token: \.tsQuery)
     }
 
     /// ``conditions`` spelled with the given operators and token syntax.

@@ -1,0 +1,95 @@
+import ClassTodayCore
+import Logging
+import Testing
+@testable import ClassTodayServer
+
+/// How PostgreSQL's relevance read chooses between sorting a keyword's hits and walking listings newest first
+/// (``HitEstimate``): the bound it reads from the planner's per-token statistics, and the plans it reads them from.
+@Suite("HitEstimate: the bound on a keyword's hits behind PostgreSQL's relevance read")
+struct HitEstimateTests {
+    @Test("the bound is the least frequent token of a word and the least over the query's words, scaled by a district's share")
+    func bound() throws {
+        let query = try #require(SearchTokenizer.query("ㅇㅇㅎㅎ"))
+        let tokens = query.tokenRequirements
+        #expect(tokens.count > 1)
+        let frequencies = Dictionary(uniqueKeysWithValues: tokens.enumerated().map { ($1, Double(90_000 - $0 * 10_000)) })
+        let estimate = HitEstimate(query, tokenHits: { frequencies[$0]! }, districtHits: nil, listings: 1_000_000)
+        #expect(estimate.hits == frequencies.values.min())
+
+        let words = try #require(SearchTokenizer.query("수학 gui"))
+        let perWord = HitEstimate(words, tokenHits: { $0.isPrefix ? 500 : 40_000 }, districtHits: nil, listings: 1_000_000)
+        #expect(perWord.hits == 500)
+        let inDistrict = HitEstimate(words, tokenHits: { $0.isPrefix ? 500 : 40_000 }, districtHits: 100_000, listings: 1_000_000)
+        #expect(inDistrict.hits == 50)
+    }
+
+    @Test("sorting is chosen up to about √(limit × listings / cost) hits, walking beyond; an empty table sorts")
+    func choice() {
+        #expect(HitEstimate(hits: 2_900, listings: 1_000_000).favoursSorting(limit: 64))
+        #expect(!HitEstimate(hits: 3_200, listings: 1_000_000).favoursSorting(limit: 64))
+        #expect(HitEstimate(hits: 1_700, listings: 1_000_000).favoursSorting(limit: 21))
+        #expect(!HitEstimate(hits: 1_800, listings: 1_000_000).favoursSorting(limit: 21))
+        #expect(!HitEstimate(hits: 42_651, listings: 1_000_000).favoursSorting(limit: 64))
+        #expect(HitEstimate(hits: 0, listings: 0).favoursSorting(limit: 21))
+    }
+
+    @Test("the branches of a UNION ALL plan are read in order, nested lines and a parallel append included; other plans give none")
+    func branchRows() {
+        let plan = [
+            "Append  (cost=0.00..938170.52 rows=1445496 width=4)",
+            "  ->  Seq Scan on classes classes_1  (cost=0.00..331510.44 rows=293499 width=4)",
+            "        Filter: (name_search @@ '''qx03d703d7'''::tsquery)",
+            "  ->  Bitmap Heap Scan on classes classes_2  (cost=907.31..215971.40 rows=96943 width=4)",
+            "        Recheck Cond: (name_search @@ '''qx03d703de'''::tsquery)",
+            "        ->  Bitmap Index Scan on classes_by_name_search  (cost=0.00..883.07 rows=96941 width=0)",
+            "  ->  Index Only Scan using classes_by_geohash on classes  (cost=0.42..47510.55 rows=1001475 width=4)",
+        ]
+        #expect(HitEstimate.branchRows(plan) == [293_499, 96_943, 1_001_475])
+        let parallel = [
+            "Gather  (cost=1000.00..9.00 rows=30 width=4)",
+            "  Workers Planned: 2",
+            "  ->  Parallel Append  (cost=0.00..8.00 rows=12 width=4)",
+            "        ->  Parallel Seq Scan on classes classes_1  (cost=0.00..4.00 rows=10 width=4)",
+            "              ->  Something nested  (cost=0.00..4.00 rows=99 width=4)",
+            "        ->  Parallel Seq Scan on classes  (cost=0.00..4.00 rows=20 width=4)",
+        ]
+        #expect(HitEstimate.branchRows(parallel) == [10, 20])
+        #expect(HitEstimate.branchRows(["Seq Scan on classes  (cost=0.00..4.00 rows=20 width=4)"]).isEmpty)
+        #expect(HitEstimate.branchRows([]).isEmpty)
+    }
+}
+
+/// ``HitEstimate/read(_:column:district:_:)`` against a real planner. Runs only when `CLASSTODAY_TEST_DATABASE_URL`
+/// names a server.
+@Suite("HitEstimate on PostgreSQL", .enabled(if: PostgresTestDatabase.serverURL != nil))
+struct PostgresHitEstimateTests {
+    static let logger = Logger(label: "test.postgres-hit-estimate")
+
+    @Test("correlated tokens (the initial consonants of one word) are bounded by the rarest, not multiplied; a district scales the bound")
+    func correlatedTokens() async throws {
+        let store = try await PostgresSearchTests.openStore()
+        defer { store.close() }
+        let writer = try #require(try await PostgresSearchTests.insertUsers(1, store).first)
+        // 400 listings named 영어회화 (a quarter of them in 동구) among 1,600 named 수학 or 기타.
+        for (name, count) in [("영어회화", 400), ("수학", 800), ("기타", 800)] {
+            let tokens = ClassSearchDocument.tokens(name: name, description: "")
+            try await store.database.execute("""
+                INSERT INTO classes (id, type, name, price_unit, writer_id, created_at, updated_at, keyword_location, name_search, search)
+                SELECT \(name) || n, 'sell', \(name), 'hour', \(writer), n, n, CASE WHEN n % 4 = 0 THEN '동구' ELSE '서구' END,
+                    array_to_tsvector(string_to_array(\(tokens), ' ')), array_to_tsvector(string_to_array(\(tokens), ' '))
+                FROM generate_series(1, \(Int64(count))) AS n
+                """)
+        }
+        try await store.database.execute("ANALYZE classes")
+        let query = try #require(SearchTokenizer.query("ㅇㅇㅎㅎ"))
+        let (everywhere, inDistrict, actual) = try await store.database.read { db in
+            let actual: Int64? = try await db.rows("SELECT COUNT(*) AS count FROM classes WHERE name_search @@ \(query.tsQuery)::tsquery").first?["count"]
+            return (try await HitEstimate.read(query, column: "name_search", district: nil, db),
+                    try await HitEstimate.read(query, column: "name_search", district: "동구", db), actual)
+        }
+        #expect(actual == 400)
+        #expect(everywhere.listings == 2_000)
+        #expect(everywhere.hits >= 300 && everywhere.hits <= 800, "\(everywhere)")
+        #expect(inDistrict.hits >= 0.2 * everywhere.hits && inDistrict.hits <= 0.3 * everywhere.hits, "\(inDistrict)")
+    }
+}
