@@ -74,6 +74,12 @@ struct RelevanceTests {
             #expect(patched.status == .ok)
             #expect(try await names(in: "관악구") == [])
             #expect(try await names(in: "강남구") == ["수학 과외"])
+            // A district is matched whole, spaces and quotes included (one lexeme on PostgreSQL).
+            let odd = "서울 O'Neil \\구"
+            #expect(try await client.send(.patch, "/v1/classes/\(id)", json: ["keywordLocation": odd], token: token).status == .ok)
+            #expect(try await names(in: odd) == ["수학 과외"])
+            #expect(try await names(in: "서울") == [])
+            #expect(try await names(in: "강남구") == [])
         }
     }
 

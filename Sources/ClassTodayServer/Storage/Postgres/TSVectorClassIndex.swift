@@ -16,6 +16,19 @@ struct TSVectorClassIndex: ClassSearchIndex {
         "'\(cellLexeme(token))'"
     }
 
+    /// The lexeme of a listing's district (`keywordLocation`) in both vectors: `@@`, which starts no other lexeme, then
+    /// the district as written (migration 0013 spells it the same way), so that a keyword within a district is one
+    /// GIN intersection, as in SQLite's `cells` column.
+    static func districtLexeme(_ district: String) -> String {
+        "@@" + district
+    }
+
+    /// The tsquery text of a relevance read: the keyword's, and the district's lexeme when there is one.
+    static func relevanceQuery(_ keyword: SearchQuery, district: String?) -> String {
+        guard let district else { return keyword.tsQuery }
+        return "(\(keyword.tsQuery)) & \(SearchQuery.TokenRequirement(token: districtLexeme(district), isPrefix: false).tsQuery)"
+    }
+
     func rowKey(createdAt: Int64) -> (column: String, value: SQLStatement)? { nil }
 
     func index(_ listing: ClassListing, _ db: any SQLExecutor) async throws {
@@ -23,9 +36,11 @@ struct TSVectorClassIndex: ClassSearchIndex {
         let cells = ClassSearchDocument.cells(geohash: geohash, district: nil).split(separator: " ").map { Self.cellLexeme(String($0)) }
         let tokens = ([ClassSearchDocument.tokens(name: listing.name, description: listing.description)] + cells).joined(separator: " ")
         let nameTokens = ClassSearchDocument.tokens(name: listing.name, description: "")
+        // The district is one lexeme, spaces and all, so it joins the vectors apart from the space-separated tokens.
+        let district: SQLStatement = listing.keywordLocation.flatMap { $0.isEmpty ? nil : "ARRAY[\(Self.districtLexeme($0))]" } ?? "ARRAY[]::text[]"
         try await db.execute("""
-            UPDATE classes SET search = array_to_tsvector(array_remove(string_to_array(\(tokens), ' '), '')),
-                name_search = array_to_tsvector(array_remove(string_to_array(\(nameTokens), ' '), ''))
+            UPDATE classes SET search = array_to_tsvector(array_remove(string_to_array(\(tokens), ' '), '') || \(district)),
+                name_search = array_to_tsvector(array_remove(string_to_array(\(nameTokens), ' '), '') || \(district))
             WHERE id = \(listing.id)
             """)
     }
@@ -64,39 +79,50 @@ struct TSVectorClassIndex: ClassSearchIndex {
         _ keyword: SearchQuery, nameOnly: Bool, district: String?, columns: SQLStatement, conditions: [SQLStatement],
         after position: RecencyPosition?, limit: Int
     ) -> SQLStatement {
-        newestStatement(keyword, nameOnly: nameOnly, columns: columns, conditions: conditions, after: position, limit: limit, sortingHits: false)
+        newestStatement(keyword, nameOnly: nameOnly, district: district, columns: columns, conditions: conditions, after: position, limit: limit,
+                        sortingHits: false)
     }
 
     /// Asks the planner how many listings the read may find (``HitEstimate``, one `EXPLAIN`, no read), then reads the
     /// page the cheaper way: sorting the hits when few enough (``HitEstimate/favoursSorting(limit:)``), else walking
-    /// `classes_by_recent` newest first, checking each listing's vector, and stopping at the page's end.
+    /// listings newest first (`classes_by_recent`, or `classes_by_district` in a district), checking each one's
+    /// vector, and stopping at the page's end. The walk turns bitmap scans off for its statement: the planner, which
+    /// multiplies the frequencies of correlated tokens, would otherwise sort the hits it underestimates.
     func newest(
         _ keyword: SearchQuery, nameOnly: Bool, district: String?, columns: SQLStatement, conditions: [SQLStatement],
         after position: RecencyPosition?, limit: Int, _ db: any SQLExecutor
     ) async throws -> [SQLRow] {
         let estimate = try await HitEstimate.read(keyword, column: nameOnly ? "name_search" : "search", district: district, db)
-        return try await db.rows(newestStatement(keyword, nameOnly: nameOnly, columns: columns, conditions: conditions, after: position,
-                                                 limit: limit, sortingHits: estimate.favoursSorting(limit: limit)))
+        let sorting = estimate.favoursSorting(limit: limit)
+        let statement = newestStatement(keyword, nameOnly: nameOnly, district: district, columns: columns, conditions: conditions, after: position,
+                                        limit: limit, sortingHits: sorting)
+        if sorting { return try await db.rows(statement) }
+        try await db.execute("SET LOCAL enable_bitmapscan = off")
+        let rows = try await db.rows(statement)
+        try await db.execute("SET LOCAL enable_bitmapscan = on")
+        return rows
     }
 
-    /// The keyword condition of a relevance read: the name's tokens hold the keyword's with `nameOnly`; else all of
-    /// them do, and not the name's when the keyword needs no verification (the name tier has those).
-    private static func keywordCondition(_ keyword: SearchQuery, nameOnly: Bool) -> SQLStatement {
-        if nameOnly { return "c.name_search @@ \(keyword.tsQuery)::tsquery" }
-        if keyword.needsVerification { return "c.search @@ \(keyword.tsQuery)::tsquery" }
-        return "c.search @@ \(keyword.tsQuery)::tsquery AND NOT c.name_search @@ \(keyword.tsQuery)::tsquery"
+    /// The keyword condition of a relevance read: the name's tokens hold the keyword's (and the district's lexeme)
+    /// with `nameOnly`; else all of them do, and not the name's when the keyword needs no verification (the name tier
+    /// has those).
+    private static func keywordCondition(_ keyword: SearchQuery, nameOnly: Bool, district: String?) -> SQLStatement {
+        let query = relevanceQuery(keyword, district: district)
+        if nameOnly { return "c.name_search @@ \(query)::tsquery" }
+        if keyword.needsVerification { return "c.search @@ \(query)::tsquery" }
+        return "c.search @@ \(query)::tsquery AND NOT c.name_search @@ \(keyword.tsQuery)::tsquery"
     }
 
     /// A relevance read; with `sortingHits`, ordered so that no index yields the order (`NULLS LAST`, which
     /// `classes_by_recent` does not hold; `created_at` is never NULL): the planner then reads the GIN index's hits and
     /// sorts them.
     private func newestStatement(
-        _ keyword: SearchQuery, nameOnly: Bool, columns: SQLStatement, conditions: [SQLStatement], after position: RecencyPosition?, limit: Int,
-        sortingHits: Bool
+        _ keyword: SearchQuery, nameOnly: Bool, district: String?, columns: SQLStatement, conditions: [SQLStatement],
+        after position: RecencyPosition?, limit: Int, sortingHits: Bool
     ) -> SQLStatement {
         var statement: SQLStatement = """
             SELECT \(columns), c.name_search @@ \(keyword.tsQuery)::tsquery AS name_hit FROM classes c
-            WHERE \(Self.keywordCondition(keyword, nameOnly: nameOnly)) AND c.deleted_at IS NULL
+            WHERE \(Self.keywordCondition(keyword, nameOnly: nameOnly, district: district)) AND c.deleted_at IS NULL
             """
         for condition in conditions + (position.map { [$0.listingsAfter(.postgres)] } ?? []) {
             statement.append(" AND \(condition)")
