@@ -7,30 +7,28 @@ import Testing
 /// (``HitEstimate``): the bound it reads from the planner's per-token statistics, and the plans it reads them from.
 @Suite("HitEstimate: the bound on a keyword's hits behind PostgreSQL's relevance read")
 struct HitEstimateTests {
-    @Test("the bound is the least frequent token of a word and the least over the query's words, scaled by a district's share")
+    @Test("the bound is the least frequent token of a word, and the least over the query's words")
     func bound() throws {
         let query = try #require(SearchTokenizer.query("ㅇㅇㅎㅎ"))
         let tokens = query.tokenRequirements
         #expect(tokens.count > 1)
         let frequencies = Dictionary(uniqueKeysWithValues: tokens.enumerated().map { ($1, Double(90_000 - $0 * 10_000)) })
-        let estimate = HitEstimate(query, tokenHits: { frequencies[$0]! }, districtHits: nil, listings: 1_000_000)
-        #expect(estimate.hits == frequencies.values.min())
-
+        #expect(HitEstimate.bound(query, tokenHits: { frequencies[$0]! }) == frequencies.values.min())
         let words = try #require(SearchTokenizer.query("수학 gui"))
-        let perWord = HitEstimate(words, tokenHits: { $0.isPrefix ? 500 : 40_000 }, districtHits: nil, listings: 1_000_000)
-        #expect(perWord.hits == 500)
-        let inDistrict = HitEstimate(words, tokenHits: { $0.isPrefix ? 500 : 40_000 }, districtHits: 100_000, listings: 1_000_000)
-        #expect(inDistrict.hits == 50)
+        #expect(HitEstimate.bound(words, tokenHits: { $0.isPrefix ? 500 : 40_000 }) == 500)
     }
 
-    @Test("sorting is chosen up to about √(limit × listings / cost) hits, walking beyond; an empty table sorts")
+    @Test("sorting is chosen up to about √(limit × listings / cost) hits, walking beyond; with no hits to walk to, or an empty table, it sorts")
     func choice() {
-        #expect(HitEstimate(hits: 2_900, listings: 1_000_000).favoursSorting(limit: 64))
-        #expect(!HitEstimate(hits: 3_200, listings: 1_000_000).favoursSorting(limit: 64))
-        #expect(HitEstimate(hits: 1_700, listings: 1_000_000).favoursSorting(limit: 21))
-        #expect(!HitEstimate(hits: 1_800, listings: 1_000_000).favoursSorting(limit: 21))
-        #expect(!HitEstimate(hits: 42_651, listings: 1_000_000).favoursSorting(limit: 64))
-        #expect(HitEstimate(hits: 0, listings: 0).favoursSorting(limit: 21))
+        #expect(HitEstimate(candidates: 2_900, hits: 2_900, listings: 1_000_000).favoursSorting(limit: 64))
+        #expect(!HitEstimate(candidates: 3_200, hits: 3_200, listings: 1_000_000).favoursSorting(limit: 64))
+        #expect(HitEstimate(candidates: 1_700, hits: 1_700, listings: 1_000_000).favoursSorting(limit: 21))
+        #expect(!HitEstimate(candidates: 1_800, hits: 1_800, listings: 1_000_000).favoursSorting(limit: 21))
+        #expect(!HitEstimate(candidates: 42_651, hits: 42_651, listings: 1_000_000).favoursSorting(limit: 64))
+        // A Latin word found mostly in names: outside the name tier, few listings are left to walk to.
+        #expect(HitEstimate(candidates: 7_000, hits: 300, listings: 1_000_000).favoursSorting(limit: 64))
+        #expect(HitEstimate(candidates: 7_000, hits: 0, listings: 1_000_000).favoursSorting(limit: 64))
+        #expect(HitEstimate(candidates: 0, hits: 0, listings: 0).favoursSorting(limit: 21))
     }
 
     @Test("the branches of a UNION ALL plan are read in order, nested lines and a parallel append included; other plans give none")
@@ -82,14 +80,50 @@ struct PostgresHitEstimateTests {
         }
         try await store.database.execute("ANALYZE classes")
         let query = try #require(SearchTokenizer.query("ㅇㅇㅎㅎ"))
-        let (everywhere, inDistrict, actual) = try await store.database.read { db in
+        let (everywhere, inDistrict, outsideNames, actual) = try await store.database.read { db in
             let actual: Int64? = try await db.rows("SELECT COUNT(*) AS count FROM classes WHERE name_search @@ \(query.tsQuery)::tsquery").first?["count"]
-            return (try await HitEstimate.read(query, column: "name_search", district: nil, db),
-                    try await HitEstimate.read(query, column: "name_search", district: "동구", db), actual)
+            return (try await HitEstimate.read(query, nameOnly: true, excludingNames: false, district: nil, db),
+                    try await HitEstimate.read(query, nameOnly: true, excludingNames: false, district: "동구", db),
+                    try await HitEstimate.read(query, nameOnly: false, excludingNames: true, district: nil, db), actual)
         }
         #expect(actual == 400)
         #expect(everywhere.listings == 2_000)
-        #expect(everywhere.hits >= 300 && everywhere.hits <= 800, "\(everywhere)")
-        #expect(inDistrict.hits >= 0.2 * everywhere.hits && inDistrict.hits <= 0.3 * everywhere.hits, "\(inDistrict)")
+        #expect(everywhere.candidates >= 300 && everywhere.candidates <= 800, "\(everywhere)")
+        #expect(everywhere.hits == everywhere.candidates)
+        #expect(inDistrict.candidates >= 0.2 * everywhere.candidates && inDistrict.candidates <= 0.3 * everywhere.candidates, "\(inDistrict)")
+        // Every listing holding the keyword holds it in its name: outside the name tier none is left to walk to.
+        #expect(outsideNames.candidates >= 300, "\(outsideNames)")
+        #expect(outsideNames.hits < 0.1 * outsideNames.candidates, "\(outsideNames)")
+    }
+
+    @Test("a common keyword is read by walking listings newest first, and a keyword found only in old listings falls back to sorting; both page exactly as brute force")
+    func walkAndFallback() async throws {
+        let store = try await PostgresSearchTests.openStore()
+        defer { store.close() }
+        let writer = try #require(try await PostgresSearchTests.insertUsers(1, store).first)
+        // 2,000 listings, created one per millisecond: every third named 수학 (a walk finds a page within its first
+        // listings), and 기타 only among the 150 oldest (a walk from the newest gives up; the hits are sorted).
+        try await store.database.execute("""
+            INSERT INTO classes (id, type, name, price_unit, writer_id, created_at, updated_at)
+            SELECT 'c' || lpad(n::text, 5, '0'), 'sell', CASE WHEN n % 3 = 0 THEN '수학 과외' WHEN n <= 150 THEN '기타 레슨' ELSE '요가' END,
+                'hour', \(writer), 1700000000000 + n, 1700000000000 + n
+            FROM generate_series(1, 2000) AS n
+            """)
+        let repository = SQLClassRepository(database: store.database)
+        for listing in try await store.database.rows("SELECT id FROM classes") {
+            let id: String = try listing["id"]
+            guard let view = try await repository.view(id: id, viewerId: nil) else { continue }
+            try await store.database.transaction { db in try await TSVectorClassIndex().index(view.listing, db) }
+        }
+        try await store.database.execute("ANALYZE classes")
+        for (word, expected) in [("수학", 666), ("기타", 100)] {
+            var search = ClassSearch()
+            search.keyword = SearchTokenizer.query(word)
+            search.sort = .relevance
+            let names = try await PostgresSearchTests.allPages(search, limit: 21, repository).map(\.listing)
+            #expect(names.count == expected, "\(word)")
+            #expect(names.allSatisfy { $0.name.hasPrefix(word) }, "\(word)")
+            #expect(names.map(\.createdAt) == names.map(\.createdAt).sorted(by: >), "\(word): newest first")
+        }
     }
 }

@@ -75,32 +75,40 @@ struct TSVectorClassIndex: ClassSearchIndex {
         return result
     }
 
+    /// The read that sorts the hits (``newest(_:nameOnly:district:columns:conditions:after:limit:_:)`` may walk
+    /// instead).
     func newestStatement(
         _ keyword: SearchQuery, nameOnly: Bool, district: String?, columns: SQLStatement, conditions: [SQLStatement],
         after position: RecencyPosition?, limit: Int
     ) -> SQLStatement {
         newestStatement(keyword, nameOnly: nameOnly, district: district, columns: columns, conditions: conditions, after: position, limit: limit,
-                        sortingHits: false)
+                        walkingAtMost: nil)
     }
 
     /// Asks the planner how many listings the read may find (``HitEstimate``, one `EXPLAIN`, no read), then reads the
     /// page the cheaper way: sorting the hits when few enough (``HitEstimate/favoursSorting(limit:)``), else walking
-    /// listings newest first (`classes_by_recent`, or `classes_by_district` in a district), checking each one's
-    /// vector, and stopping at the page's end. The walk turns bitmap scans off for its statement: the planner, which
-    /// multiplies the frequencies of correlated tokens, would otherwise sort the hits it underestimates.
+    /// listings newest first (`classes_by_recent`, or `classes_by_district` in a district) and checking each one's
+    /// vector. The walk turns bitmap scans off for its statement (the planner, which multiplies the frequencies of
+    /// correlated tokens, would otherwise sort the hits it underestimates) and passes ``HitEstimate/walkLimit(limit:)``
+    /// listings at most: when it fills no page there, the estimate was wrong (a prefix the planner has no statistics
+    /// for is guessed at 0.5 % of the listings) and the hits are sorted after all.
     func newest(
         _ keyword: SearchQuery, nameOnly: Bool, district: String?, columns: SQLStatement, conditions: [SQLStatement],
         after position: RecencyPosition?, limit: Int, _ db: any SQLExecutor
     ) async throws -> [SQLRow] {
-        let estimate = try await HitEstimate.read(keyword, column: nameOnly ? "name_search" : "search", district: district, db)
-        let sorting = estimate.favoursSorting(limit: limit)
-        let statement = newestStatement(keyword, nameOnly: nameOnly, district: district, columns: columns, conditions: conditions, after: position,
-                                        limit: limit, sortingHits: sorting)
-        if sorting { return try await db.rows(statement) }
-        try await db.execute("SET LOCAL enable_bitmapscan = off")
-        let rows = try await db.rows(statement)
-        try await db.execute("SET LOCAL enable_bitmapscan = on")
-        return rows
+        let estimate = try await HitEstimate.read(keyword, nameOnly: nameOnly, excludingNames: Self.excludesNameHits(keyword, nameOnly: nameOnly),
+                                                  district: district, db)
+        let statement = { (walk: Int?) in
+            newestStatement(keyword, nameOnly: nameOnly, district: district, columns: columns, conditions: conditions, after: position,
+                            limit: limit, walkingAtMost: walk)
+        }
+        if !estimate.favoursSorting(limit: limit) {
+            try await db.execute("SET LOCAL enable_bitmapscan = off")
+            let rows = try await db.rows(statement(estimate.walkLimit(limit: limit)))
+            try await db.execute("SET LOCAL enable_bitmapscan = on")
+            if rows.count >= limit { return rows }
+        }
+        return try await db.rows(statement(nil))
     }
 
     /// The keyword condition of a relevance read: the name's tokens hold the keyword's (and the district's lexeme)
@@ -109,25 +117,39 @@ struct TSVectorClassIndex: ClassSearchIndex {
     private static func keywordCondition(_ keyword: SearchQuery, nameOnly: Bool, district: String?) -> SQLStatement {
         let query = relevanceQuery(keyword, district: district)
         if nameOnly { return "c.name_search @@ \(query)::tsquery" }
-        if keyword.needsVerification { return "c.search @@ \(query)::tsquery" }
+        guard excludesNameHits(keyword, nameOnly: nameOnly) else { return "c.search @@ \(query)::tsquery" }
         return "c.search @@ \(query)::tsquery AND NOT c.name_search @@ \(keyword.tsQuery)::tsquery"
     }
 
-    /// A relevance read; with `sortingHits`, ordered so that no index yields the order (`NULLS LAST`, which
-    /// `classes_by_recent` does not hold; `created_at` is never NULL): the planner then reads the GIN index's hits and
-    /// sorts them.
+    /// Whether a relevance read leaves out the listings whose name's tokens hold the keyword's: outside the name
+    /// tier, for a keyword needing no verification (the name tier has them all).
+    private static func excludesNameHits(_ keyword: SearchQuery, nameOnly: Bool) -> Bool {
+        !nameOnly && !keyword.needsVerification
+    }
+
+    /// A relevance read. Without `walkingAtMost`, it sorts the hits: ordered so that no index yields the order
+    /// (`NULLS LAST`, which `classes_by_recent` does not hold; `created_at` is never NULL), the planner reads the GIN
+    /// index's hits and sorts them. With it, it checks that many listings at most, newest first, for hits.
     private func newestStatement(
         _ keyword: SearchQuery, nameOnly: Bool, district: String?, columns: SQLStatement, conditions: [SQLStatement],
-        after position: RecencyPosition?, limit: Int, sortingHits: Bool
+        after position: RecencyPosition?, limit: Int, walkingAtMost walk: Int?
     ) -> SQLStatement {
-        var statement: SQLStatement = """
-            SELECT \(columns), c.name_search @@ \(keyword.tsQuery)::tsquery AS name_hit FROM classes c
-            WHERE \(Self.keywordCondition(keyword, nameOnly: nameOnly, district: district)) AND c.deleted_at IS NULL
-            """
-        for condition in conditions + (position.map { [$0.listingsAfter(.postgres)] } ?? []) {
-            statement.append(" AND \(condition)")
+        let keywordCondition = Self.keywordCondition(keyword, nameOnly: nameOnly, district: district)
+        let conditions = conditions + (position.map { [$0.listingsAfter(.postgres)] } ?? [])
+        var listings: SQLStatement = "classes c"
+        if let walk {
+            listings = "(SELECT * FROM classes c WHERE c.deleted_at IS NULL"
+            for condition in conditions { listings.append(" AND \(condition)") }
+            listings.append(" ORDER BY c.created_at DESC, c.id COLLATE \"C\" DESC LIMIT \(walk)) c")
         }
-        statement.append(" ORDER BY c.created_at DESC\(raw: sortingHits ? " NULLS LAST" : ""), c.id COLLATE \"C\" DESC LIMIT \(limit)")
+        var statement: SQLStatement = """
+            SELECT \(columns), c.name_search @@ \(keyword.tsQuery)::tsquery AS name_hit FROM \(listings)
+            WHERE \(keywordCondition) AND c.deleted_at IS NULL
+            """
+        if walk == nil {
+            for condition in conditions { statement.append(" AND \(condition)") }
+        }
+        statement.append(" ORDER BY c.created_at DESC\(raw: walk == nil ? " NULLS LAST" : ""), c.id COLLATE \"C\" DESC LIMIT \(limit)")
         return statement
     }
 }
@@ -139,7 +161,10 @@ struct TSVectorClassIndex: ClassSearchIndex {
 /// Each token's own frequency is well estimated (`most_common_elems`), so the bound is the least frequent token's;
 /// a district, independent of the words, scales it by its share of the listings.
 struct HitEstimate: Equatable {
-    /// At most this many listings hold the keyword's tokens (and are in the district).
+    /// The listings whose vector holds the keyword's tokens (and the district's), at most: what sorting reads.
+    let candidates: Double
+    /// The listings the read is after, about: the candidates but for those whose name holds the keyword when the name
+    /// tier has them already. A walk passes `listings / hits` listings for each one it finds.
     let hits: Double
     /// The listings in all.
     let listings: Double
@@ -149,34 +174,43 @@ struct HitEstimate: Equatable {
     /// of them read about 3,000 consecutive listings (5.6 ms, 1.9 µs each, neighbours sharing pages).
     static let sortCostPerWalkedListing = 7.0
 
-    /// Whether sorting the hits reads less than walking to `limit` of them: the walk passes about
-    /// `limit × listings / hits` listings, so sorting wins while `hits² × cost ≤ limit × listings`, up to about
-    /// 3,000 hits for 64 of them in 1,000,000 listings.
+    /// Whether sorting the candidates reads less than walking to `limit` hits: the walk passes about
+    /// `limit × listings / hits` listings, so sorting wins while `candidates × hits × cost ≤ limit × listings`: up to
+    /// about 3,000 hits for 64 of them in 1,000,000 listings, and always when there are none to walk to.
     func favoursSorting(limit: Int) -> Bool {
-        hits * hits * Self.sortCostPerWalkedListing <= Double(limit) * listings
+        candidates * hits * Self.sortCostPerWalkedListing <= Double(limit) * listings
     }
 
-    /// The bound for `keyword` from the planner's per-token estimates: for each of the keyword's conditions, the
-    /// sum over its alternatives of their least frequent token; the least of those; scaled by the district's share.
-    /// `tokenHits` gives each token requirement's estimate; `districtHits` the district's listings, if any.
-    init(_ keyword: SearchQuery, tokenHits: (SearchQuery.TokenRequirement) -> Double, districtHits: Double?, listings: Double) {
-        let keywordHits = keyword.conditions.map { condition in
+    /// The most listings a walk to `limit` hits passes before giving up on the estimate: three times the
+    /// `limit × listings / hits` it expects, and no more than ``longestWalk``.
+    func walkLimit(limit: Int) -> Int {
+        let expected = Double(limit) * listings / max(hits, 1)
+        return Int(min(3 * expected, Double(Self.longestWalk)).rounded(.up))
+    }
+
+    /// The most listings a walk passes (about 15 ms at the 1.9 µs a listing measured).
+    static let longestWalk = 8_000
+
+    /// The bound on the listings holding `keyword`'s tokens, from each token requirement's estimate (`tokenHits`):
+    /// for each of the keyword's conditions, the sum over its alternatives of their least frequent token; the least
+    /// of those.
+    static func bound(_ keyword: SearchQuery, tokenHits: (SearchQuery.TokenRequirement) -> Double) -> Double {
+        keyword.conditions.map { condition in
             condition.alternatives.reduce(0) { sum, alternative in sum + (alternative.map(tokenHits).min() ?? 0) }
         }.min() ?? 0
-        let share = districtHits.map { listings > 0 ? min($0 / listings, 1) : 1 } ?? 1
-        self.init(hits: keywordHits * share, listings: listings)
     }
 
-    init(hits: Double, listings: Double) {
-        self.hits = hits
-        self.listings = listings
-    }
-
-    /// Reads the planner's estimates in one `EXPLAIN` of a `UNION ALL`: a branch per token of `keyword` on `column`
-    /// (`search` or `name_search`), then the district's listings if any, then all listings.
-    static func read(_ keyword: SearchQuery, column: String, district: String?, _ db: any SQLExecutor) async throws -> HitEstimate {
+    /// Reads the planner's estimates in one `EXPLAIN` of a `UNION ALL`: a branch per token of `keyword` on the
+    /// column the read selects on (`name_search` with `nameOnly`, else `search`), again on `name_search` when the
+    /// read leaves the name's hits out (`excludingNames`), then the district's listings if any, then all listings.
+    static func read(
+        _ keyword: SearchQuery, nameOnly: Bool, excludingNames: Bool, district: String?, _ db: any SQLExecutor
+    ) async throws -> HitEstimate {
         let tokens = Array(Set(keyword.tokenRequirements)).sorted { $0.tsQuery < $1.tsQuery }
-        var branches: [SQLStatement] = tokens.map { "SELECT 1 FROM classes WHERE \(raw: column) @@ \($0.tsQuery)::tsquery" }
+        let columns = (nameOnly ? ["name_search"] : ["search"]) + (excludingNames ? ["name_search"] : [])
+        var branches: [SQLStatement] = columns.flatMap { column in
+            tokens.map { "SELECT 1 FROM classes WHERE \(raw: column) @@ \($0.tsQuery)::tsquery" as SQLStatement }
+        }
         if let district { branches.append("SELECT 1 FROM classes WHERE keyword_location = \(district)") }
         branches.append("SELECT 1 FROM classes")
         var statement: SQLStatement = "EXPLAIN "
@@ -185,14 +219,18 @@ struct HitEstimate: Equatable {
         }
         let plan: [String] = try await db.rows(statement).map { try $0["QUERY PLAN"] }
         let rows = branchRows(plan)
-        guard rows.count == branches.count else {
+        guard rows.count == branches.count, let listings = rows.last else {
             // Unexpected plan shape: claim no hits, so the read sorts them; that costs as many as there are, where a
             // walk through a rare keyword could read the whole table.
-            return HitEstimate(hits: 0, listings: 1)
+            return HitEstimate(candidates: 0, hits: 0, listings: 1)
         }
-        let byToken = Dictionary(uniqueKeysWithValues: zip(tokens, rows))
-        return HitEstimate(keyword, tokenHits: { byToken[$0] ?? 0 }, districtHits: district == nil ? nil : rows[tokens.count],
-                           listings: rows[rows.count - 1])
+        let share = district == nil || listings == 0 ? 1 : min(rows[columns.count * tokens.count] / listings, 1)
+        let perColumn = columns.indices.map { column in
+            let byToken = Dictionary(uniqueKeysWithValues: zip(tokens, rows[(column * tokens.count)...]))
+            return bound(keyword, tokenHits: { byToken[$0] ?? 0 }) * share
+        }
+        let excluded = excludingNames ? perColumn[1] : 0
+        return HitEstimate(candidates: perColumn[0], hits: max(perColumn[0] - excluded, 0), listings: listings)
     }
 
     /// The estimated rows of each branch of a `UNION ALL` plan, in order: the children of its `Append` (or
