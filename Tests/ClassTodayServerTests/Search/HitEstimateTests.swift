@@ -18,7 +18,7 @@ struct HitEstimateTests {
         #expect(HitEstimate.bound(words, tokenHits: { $0.isPrefix ? 500 : 40_000 }) == 500)
     }
 
-    @Test("sorting is chosen up to about √(limit × listings / cost) hits, walking beyond; with no hits to walk to, or an empty table, it sorts")
+    @Test("sorting is chosen up to about √(limit × listings / cost) hits, walking beyond; with no hits to walk to, an empty table or no statistics for the keyword, it sorts")
     func choice() {
         #expect(HitEstimate(candidates: 2_900, hits: 2_900, listings: 1_000_000).favoursSorting(limit: 64))
         #expect(!HitEstimate(candidates: 3_200, hits: 3_200, listings: 1_000_000).favoursSorting(limit: 64))
@@ -29,6 +29,10 @@ struct HitEstimateTests {
         #expect(HitEstimate(candidates: 7_000, hits: 300, listings: 1_000_000).favoursSorting(limit: 64))
         #expect(HitEstimate(candidates: 7_000, hits: 0, listings: 1_000_000).favoursSorting(limit: 64))
         #expect(HitEstimate(candidates: 0, hits: 0, listings: 0).favoursSorting(limit: 21))
+        var guessed = HitEstimate(candidates: 5_038, hits: 5_038, listings: 1_000_000)
+        #expect(!guessed.favoursSorting(limit: 64))
+        guessed.isFloor = true
+        #expect(guessed.favoursSorting(limit: 64))
     }
 
     @Test("the branches of a UNION ALL plan are read in order, nested lines and a parallel append included; other plans give none")
@@ -80,12 +84,17 @@ struct PostgresHitEstimateTests {
         }
         try await store.database.execute("ANALYZE classes")
         let query = try #require(SearchTokenizer.query("ㅇㅇㅎㅎ"))
-        let (everywhere, inDistrict, outsideNames, actual) = try await store.database.read { db in
+        let absent = try #require(SearchTokenizer.query("phonics"))
+        let (everywhere, inDistrict, outsideNames, unknown, actual) = try await store.database.read { db in
             let actual: Int64? = try await db.rows("SELECT COUNT(*) AS count FROM classes WHERE name_search @@ \(query.tsQuery)::tsquery").first?["count"]
             return (try await HitEstimate.read(query, nameOnly: true, excludingNames: false, district: nil, db),
                     try await HitEstimate.read(query, nameOnly: true, excludingNames: false, district: "동구", db),
-                    try await HitEstimate.read(query, nameOnly: false, excludingNames: true, district: nil, db), actual)
+                    try await HitEstimate.read(query, nameOnly: false, excludingNames: true, district: nil, db),
+                    try await HitEstimate.read(absent, nameOnly: false, excludingNames: true, district: nil, db), actual)
         }
+        // A prefix no listing holds is estimated at the planner's floor, and sorted rather than walked to.
+        #expect(unknown.isFloor && unknown.favoursSorting(limit: 21), "\(unknown)")
+        #expect(!everywhere.isFloor)
         #expect(actual == 400)
         #expect(everywhere.listings == 2_000)
         #expect(everywhere.candidates >= 300 && everywhere.candidates <= 800, "\(everywhere)")

@@ -168,6 +168,9 @@ struct HitEstimate: Equatable {
     let hits: Double
     /// The listings in all.
     let listings: Double
+    /// Whether the planner had no statistics for the keyword: its bound is at the planner's floor, the estimate of a
+    /// token rarer than any it keeps (0.5 % of the listings at most), or of a prefix matching none it keeps.
+    var isFloor = false
 
     /// Sorting a hit costs about this many times walking past a listing: measured on 1,000,000 listings, sorting the
     /// 7,148 hits of `toeic` read their rows at random (95 ms, 13 µs a hit) while walking `classes_by_recent` to 21
@@ -177,8 +180,10 @@ struct HitEstimate: Equatable {
     /// Whether sorting the candidates reads less than walking to `limit` hits: the walk passes about
     /// `limit × listings / hits` listings, so sorting wins while `candidates × hits × cost ≤ limit × listings`: up to
     /// about 3,000 hits for 64 of them in 1,000,000 listings, and always when there are none to walk to.
+    /// A keyword at the planner's floor (``isFloor``) is sorted too: it may be held by no listing at all (a
+    /// Latin prefix), and a walk would pass them all.
     func favoursSorting(limit: Int) -> Bool {
-        candidates * hits * Self.sortCostPerWalkedListing <= Double(limit) * listings
+        isFloor || candidates * hits * Self.sortCostPerWalkedListing <= Double(limit) * listings
     }
 
     /// The most listings a walk to `limit` hits passes before giving up on the estimate: three times the
@@ -200,16 +205,18 @@ struct HitEstimate: Equatable {
         }.min() ?? 0
     }
 
-    /// Reads the planner's estimates in one `EXPLAIN` of a `UNION ALL`: a branch per token of `keyword` on the
-    /// column the read selects on (`name_search` with `nameOnly`, else `search`), again on `name_search` when the
-    /// read leaves the name's hits out (`excludingNames`), then the district's listings if any, then all listings.
+    /// Reads the planner's estimates in one `EXPLAIN` of a `UNION ALL`: for the column the read selects on
+    /// (`name_search` with `nameOnly`, else `search`), and again for `name_search` when the read leaves the name's
+    /// hits out (`excludingNames`), a branch per token of `keyword` and one per floor (``floorOperands``); then the
+    /// district's listings if any, then all listings.
     static func read(
         _ keyword: SearchQuery, nameOnly: Bool, excludingNames: Bool, district: String?, _ db: any SQLExecutor
     ) async throws -> HitEstimate {
         let tokens = Array(Set(keyword.tokenRequirements)).sorted { $0.tsQuery < $1.tsQuery }
         let columns = (nameOnly ? ["name_search"] : ["search"]) + (excludingNames ? ["name_search"] : [])
+        let operands = tokens.map(\.tsQuery) + floorOperands
         var branches: [SQLStatement] = columns.flatMap { column in
-            tokens.map { "SELECT 1 FROM classes WHERE \(raw: column) @@ \($0.tsQuery)::tsquery" as SQLStatement }
+            operands.map { "SELECT 1 FROM classes WHERE \(raw: column) @@ \($0)::tsquery" as SQLStatement }
         }
         if let district { branches.append("SELECT 1 FROM classes WHERE keyword_location = \(district)") }
         branches.append("SELECT 1 FROM classes")
@@ -224,14 +231,22 @@ struct HitEstimate: Equatable {
             // walk through a rare keyword could read the whole table.
             return HitEstimate(candidates: 0, hits: 0, listings: 1)
         }
-        let share = district == nil || listings == 0 ? 1 : min(rows[columns.count * tokens.count] / listings, 1)
+        let share = district == nil || listings == 0 ? 1 : min(rows[columns.count * operands.count] / listings, 1)
         let perColumn = columns.indices.map { column in
-            let byToken = Dictionary(uniqueKeysWithValues: zip(tokens, rows[(column * tokens.count)...]))
-            return bound(keyword, tokenHits: { byToken[$0] ?? 0 }) * share
+            let estimates = Array(rows[(column * operands.count)..<((column + 1) * operands.count)])
+            let byToken = Dictionary(uniqueKeysWithValues: zip(tokens, estimates))
+            let bound = bound(keyword, tokenHits: { byToken[$0] ?? 0 })
+            return (hits: bound * share, isFloor: bound <= estimates.suffix(floorOperands.count).max()! * 1.01)
         }
-        let excluded = excludingNames ? perColumn[1] : 0
-        return HitEstimate(candidates: perColumn[0], hits: max(perColumn[0] - excluded, 0), listings: listings)
+        let excluded = excludingNames ? perColumn[1].hits : 0
+        var estimate = HitEstimate(candidates: perColumn[0].hits, hits: max(perColumn[0].hits - excluded, 0), listings: listings)
+        estimate.isFloor = perColumn[0].isFloor
+        return estimate
     }
+
+    /// Operands no listing holds, whose estimates are the planner's floors: a lexeme (`@`, which cell and district
+    /// lexemes only start) and a prefix (`~`, which no lexeme starts); the planner estimates prefixes apart.
+    private static let floorOperands = ["'@'", "'~':*"]
 
     /// The estimated rows of each branch of a `UNION ALL` plan, in order: the children of its `Append` (or
     /// `Parallel Append`) node, the lines whose `->` stands two columns right of where the node's name starts.
