@@ -89,7 +89,7 @@ struct TSVectorClassIndex: ClassSearchIndex {
     /// page the cheaper way: sorting the hits when few enough (``HitEstimate/favoursSorting(limit:)``), else walking
     /// listings newest first (`classes_by_recent`, or `classes_by_district` in a district) and checking each one's
     /// vector. The walk turns bitmap scans off for its statement (the planner, which multiplies the frequencies of
-    /// correlated tokens, would otherwise sort the hits it underestimates) and passes ``HitEstimate/walkLimit(limit:)``
+    /// correlated tokens, would otherwise sort the hits it underestimates) and passes ``HitEstimate/longestWalk``
     /// listings at most: when it fills no page there, the estimate was wrong (a prefix the planner has no statistics
     /// for is guessed at 0.5 % of the listings) and the hits are sorted after all.
     func newest(
@@ -104,7 +104,7 @@ struct TSVectorClassIndex: ClassSearchIndex {
         }
         if !estimate.favoursSorting(limit: limit) {
             try await db.execute("SET LOCAL enable_bitmapscan = off")
-            let rows = try await db.rows(statement(estimate.walkLimit(limit: limit)))
+            let rows = try await db.rows(statement(HitEstimate.longestWalk))
             try await db.execute("SET LOCAL enable_bitmapscan = on")
             if rows.count >= limit { return rows }
         }
@@ -127,30 +127,29 @@ struct TSVectorClassIndex: ClassSearchIndex {
         !nameOnly && !keyword.needsVerification
     }
 
-    /// A relevance read. Without `walkingAtMost`, it sorts the hits: ordered so that no index yields the order
-    /// (`NULLS LAST`, which `classes_by_recent` does not hold; `created_at` is never NULL), the planner reads the GIN
-    /// index's hits and sorts them. With it, it checks that many listings at most, newest first, for hits.
+    /// A relevance read. Without `walkingAtMost`, it sorts the hits: the GIN index's hits are read first, fenced
+    /// (`OFFSET 0`) so that the planner combines no other index with them (a district's B-tree bitmap cost more than
+    /// the hits), then filtered and sorted, in an order no index yields (`NULLS LAST`, which `classes_by_recent` does
+    /// not hold; `created_at` is never NULL). With it, it checks that many listings at most, newest first, for hits.
     private func newestStatement(
         _ keyword: SearchQuery, nameOnly: Bool, district: String?, columns: SQLStatement, conditions: [SQLStatement],
         after position: RecencyPosition?, limit: Int, walkingAtMost walk: Int?
     ) -> SQLStatement {
         let keywordCondition = Self.keywordCondition(keyword, nameOnly: nameOnly, district: district)
-        let conditions = conditions + (position.map { [$0.listingsAfter(.postgres)] } ?? [])
-        var listings: SQLStatement = "classes c"
-        if let walk {
-            listings = "(SELECT * FROM classes c WHERE c.deleted_at IS NULL"
-            for condition in conditions { listings.append(" AND \(condition)") }
-            listings.append(" ORDER BY c.created_at DESC, c.id COLLATE \"C\" DESC LIMIT \(walk)) c")
+        var listingConditions: SQLStatement = "c.deleted_at IS NULL"
+        for condition in conditions + (position.map { [$0.listingsAfter(.postgres)] } ?? []) {
+            listingConditions.append(" AND \(condition)")
         }
-        var statement: SQLStatement = """
+        let order = "c.created_at DESC\(walk == nil ? " NULLS LAST" : ""), c.id COLLATE \"C\" DESC"
+        let (listings, condition): (SQLStatement, SQLStatement) = if let walk {
+            ("(SELECT * FROM classes c WHERE \(listingConditions) ORDER BY \(raw: order) LIMIT \(walk)) c", keywordCondition)
+        } else {
+            ("(SELECT * FROM classes c WHERE \(keywordCondition) OFFSET 0) c", listingConditions)
+        }
+        return """
             SELECT \(columns), c.name_search @@ \(keyword.tsQuery)::tsquery AS name_hit FROM \(listings)
-            WHERE \(keywordCondition) AND c.deleted_at IS NULL
+            WHERE \(condition) ORDER BY \(raw: order) LIMIT \(limit)
             """
-        if walk == nil {
-            for condition in conditions { statement.append(" AND \(condition)") }
-        }
-        statement.append(" ORDER BY c.created_at DESC\(raw: walk == nil ? " NULLS LAST" : ""), c.id COLLATE \"C\" DESC LIMIT \(limit)")
-        return statement
     }
 }
 
@@ -186,14 +185,9 @@ struct HitEstimate: Equatable {
         isFloor || candidates * hits * Self.sortCostPerWalkedListing <= Double(limit) * listings
     }
 
-    /// The most listings a walk to `limit` hits passes before giving up on the estimate: three times the
-    /// `limit × listings / hits` it expects, and no more than ``longestWalk``.
-    func walkLimit(limit: Int) -> Int {
-        let expected = Double(limit) * listings / max(hits, 1)
-        return Int(min(3 * expected, Double(Self.longestWalk)).rounded(.up))
-    }
-
-    /// The most listings a walk passes (about 15 ms at the 1.9 µs a listing measured).
+    /// The most listings a walk passes before giving up on the estimate (about 20 ms): a walk stops at its page's
+    /// end, so the limit costs only when the estimate was wrong, and the estimate, an upper bound, may well be three
+    /// times the hits (`피아노`, whose typo-tolerant alternatives each count).
     static let longestWalk = 8_000
 
     /// The bound on the listings holding `keyword`'s tokens, from each token requirement's estimate (`tokenHits`):
