@@ -37,19 +37,48 @@ public struct PostgresDatabase: SQLDatabase {
     }
 
     public func read<Result: Sendable>(_ body: (any SQLExecutor) async throws -> Result) async throws -> Result {
-        try await transaction { connection in
-            try await connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            return try await body(connection)
-        }
+        try await transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", body)
     }
 
     public func transaction<Result: Sendable>(_ body: (any SQLExecutor) async throws -> Result) async throws -> Result {
-        do {
-            return try await client.withTransaction(logger: logger) { connection in
-                try await body(Connection(connection: connection, logger: logger, prepared: prepared))
+        try await transaction(begin: "BEGIN", body)
+    }
+
+    /// Runs `body` in a transaction begun with `begin` on one pooled connection, committing when it returns and
+    /// rolling back when it throws. The body runs on the connection's event loop (``EventLoopExecutor``), where its
+    /// statements' results arrive: a search's dozen statements then wait for no thread hop each.
+    private func transaction<Result: Sendable>(
+        begin: SQLStatement, _ body: (any SQLExecutor) async throws -> Result
+    ) async throws -> Result {
+        try await client.withConnection { connection in
+            try await withTaskExecutorPreference(EventLoopExecutor(eventLoop: connection.eventLoop)) {
+                let db = Connection(connection: connection, logger: logger, prepared: prepared)
+                _ = try await db.execute(begin)
+                let result: Result
+                do {
+                    result = try await body(db)
+                } catch {
+                    // The body's error is the one to report; a connection that cannot roll back is closed by the pool.
+                    _ = try? await db.execute("ROLLBACK")
+                    throw error
+                }
+                _ = try await db.execute("COMMIT")
+                return result
             }
-        } catch let error as PostgresTransactionError {
-            throw error.closureError ?? error.commitError ?? error.beginError ?? error
+        }
+    }
+
+    /// Runs a task's jobs on an event loop: code awaiting a connection's results there resumes where they arrive.
+    private final class EventLoopExecutor: TaskExecutor {
+        let eventLoop: any EventLoop
+
+        init(eventLoop: any EventLoop) {
+            self.eventLoop = eventLoop
+        }
+
+        func enqueue(_ job: consuming ExecutorJob) {
+            let job = UnownedJob(job)
+            eventLoop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
         }
     }
 
