@@ -105,31 +105,31 @@ struct PostgresHitEstimateTests {
         #expect(outsideNames.hits < 0.1 * outsideNames.candidates, "\(outsideNames)")
     }
 
-    @Test("a common keyword is read by walking listings newest first, and a keyword found only in old listings falls back to sorting; both page exactly as brute force")
+    @Test("a common keyword is read by walking listings newest first, and one found only in old listings falls back to sorting; both page newest first, every hit once")
     func walkAndFallback() async throws {
         let store = try await PostgresSearchTests.openStore()
         defer { store.close() }
         let writer = try #require(try await PostgresSearchTests.insertUsers(1, store).first)
-        // 2,000 listings, created one per millisecond: every third named 수학 (a walk finds a page within its first
-        // listings), and 기타 only among the 150 oldest (a walk from the newest gives up; the hits are sorted).
-        try await store.database.execute("""
-            INSERT INTO classes (id, type, name, price_unit, writer_id, created_at, updated_at)
-            SELECT 'c' || lpad(n::text, 5, '0'), 'sell', CASE WHEN n % 3 = 0 THEN '수학 과외' WHEN n <= 150 THEN '기타 레슨' ELSE '요가' END,
-                'hour', \(writer), 1700000000000 + n, 1700000000000 + n
-            FROM generate_series(1, 2000) AS n
-            """)
-        let repository = SQLClassRepository(database: store.database)
-        for listing in try await store.database.rows("SELECT id FROM classes") {
-            let id: String = try listing["id"]
-            guard let view = try await repository.view(id: id, viewerId: nil) else { continue }
-            try await store.database.transaction { db in try await TSVectorClassIndex().index(view.listing, db) }
+        // 12,000 listings, created one per millisecond: every third named 수학 (a walk finds a page within its first
+        // listings), and 기타 common but only among the 3,000 oldest (the first page's walk from the newest gives up
+        // after HitEstimate.longestWalk listings, and the hits are sorted; later pages walk from among them).
+        #expect(HitEstimate.longestWalk < 12_000 - 3_000)
+        for (name, condition) in [("수학 과외", "n % 3 = 0"), ("기타 레슨", "n % 3 <> 0 AND n <= 3000"), ("요가", "n % 3 <> 0 AND n > 3000")] {
+            let tokens = ClassSearchDocument.tokens(name: name, description: "")
+            try await store.database.execute("""
+                INSERT INTO classes (id, type, name, price_unit, writer_id, created_at, updated_at, name_search, search)
+                SELECT 'c' || lpad(n::text, 5, '0'), 'sell', \(name), 'hour', \(writer), 1700000000000 + n, 1700000000000 + n,
+                    array_to_tsvector(string_to_array(\(tokens), ' ')), array_to_tsvector(string_to_array(\(tokens), ' '))
+                FROM generate_series(1, 12000) AS n WHERE \(raw: condition)
+                """)
         }
+        let repository = SQLClassRepository(database: store.database)
         try await store.database.execute("ANALYZE classes")
-        for (word, expected) in [("수학", 666), ("기타", 100)] {
+        for (word, expected) in [("수학", 4_000), ("기타", 2_000)] {
             var search = ClassSearch()
             search.keyword = SearchTokenizer.query(word)
             search.sort = .relevance
-            let names = try await PostgresSearchTests.allPages(search, limit: 21, repository).map(\.listing)
+            let names = try await PostgresSearchTests.allPages(search, limit: 100, repository).map(\.listing)
             #expect(names.count == expected, "\(word)")
             #expect(names.allSatisfy { $0.name.hasPrefix(word) }, "\(word)")
             #expect(names.map(\.createdAt) == names.map(\.createdAt).sorted(by: >), "\(word): newest first")
