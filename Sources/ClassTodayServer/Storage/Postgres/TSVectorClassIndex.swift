@@ -69,9 +69,17 @@ struct TSVectorClassIndex: ClassSearchIndex {
     /// transaction: planning a cell's statement for its values took longer than running it. The other statements of
     /// the transaction are planned for their values again afterwards.
     func walking<Result>(_ db: any SQLExecutor, _ body: () async throws -> Result) async throws -> Result {
-        try await db.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+        try await Self.setting("plan_cache_mode", to: "force_generic_plan", restoring: "auto", db, body)
+    }
+
+    /// Runs `body` with the setting `name` at `value` for its statements, then at `restored` for the rest of the
+    /// caller's transaction.
+    private static func setting<Result>(
+        _ name: String, to value: String, restoring restored: String, _ db: any SQLExecutor, _ body: () async throws -> Result
+    ) async throws -> Result {
+        try await db.execute("SET LOCAL \(raw: name) = \(raw: value)")
         let result = try await body()
-        try await db.execute("SET LOCAL plan_cache_mode = auto")
+        try await db.execute("SET LOCAL \(raw: name) = \(raw: restored)")
         return result
     }
 
@@ -103,9 +111,9 @@ struct TSVectorClassIndex: ClassSearchIndex {
                             limit: limit, walkingAtMost: walk)
         }
         if !estimate.favoursSorting(limit: limit) {
-            try await db.execute("SET LOCAL enable_bitmapscan = off")
-            let rows = try await db.rows(statement(HitEstimate.longestWalk))
-            try await db.execute("SET LOCAL enable_bitmapscan = on")
+            let rows = try await Self.setting("enable_bitmapscan", to: "off", restoring: "on", db) {
+                try await db.rows(statement(HitEstimate.longestWalk))
+            }
             if rows.count >= limit { return rows }
         }
         return try await db.rows(statement(nil))
@@ -150,107 +158,5 @@ struct TSVectorClassIndex: ClassSearchIndex {
             SELECT \(columns), c.name_search @@ \(keyword.tsQuery)::tsquery AS name_hit FROM \(listings)
             WHERE \(condition) ORDER BY \(raw: order) LIMIT \(limit)
             """
-    }
-}
-
-/// How many listings a relevance read on PostgreSQL may find, at most, from the planner's statistics: an upper bound
-/// rather than the planner's own estimate of the whole condition, which multiplies the frequencies of the keyword's
-/// tokens as if they were independent. They are not: the bigrams of one word, or the initial-consonant tokens of
-/// `ㅇㅇㅎㅎ`, occur together, and the planner estimated 2,087 listings for 42,651 (sorting them took 700 ms).
-/// Each token's own frequency is well estimated (`most_common_elems`), so the bound is the least frequent token's;
-/// a district, independent of the words, scales it by its share of the listings.
-struct HitEstimate: Equatable {
-    /// The listings whose vector holds the keyword's tokens (and the district's), at most: what sorting reads.
-    let candidates: Double
-    /// The listings the read is after, about: the candidates but for those whose name holds the keyword when the name
-    /// tier has them already. A walk passes `listings / hits` listings for each one it finds.
-    let hits: Double
-    /// The listings in all.
-    let listings: Double
-    /// Whether the planner had no statistics for the keyword: its bound is at the planner's floor, the estimate of a
-    /// token rarer than any it keeps (0.5 % of the listings at most), or of a prefix matching none it keeps.
-    var isFloor = false
-
-    /// Sorting a hit costs about this many times walking past a listing: measured on 1,000,000 listings, sorting the
-    /// 7,148 hits of `toeic` read their rows at random (95 ms, 13 µs a hit) while walking `classes_by_recent` to 21
-    /// of them read about 3,000 consecutive listings (5.6 ms, 1.9 µs each, neighbours sharing pages).
-    static let sortCostPerWalkedListing = 7.0
-
-    /// Whether sorting the candidates reads less than walking to `limit` hits: the walk passes about
-    /// `limit × listings / hits` listings, so sorting wins while `candidates × hits × cost ≤ limit × listings`: up to
-    /// about 3,000 hits for 64 of them in 1,000,000 listings, and always when there are none to walk to.
-    /// A keyword at the planner's floor (``isFloor``) is sorted too: it may be held by no listing at all (a
-    /// Latin prefix), and a walk would pass them all.
-    func favoursSorting(limit: Int) -> Bool {
-        isFloor || candidates * hits * Self.sortCostPerWalkedListing <= Double(limit) * listings
-    }
-
-    /// The most listings a walk passes before giving up on the estimate (about 20 ms): a walk stops at its page's
-    /// end, so the limit costs only when the estimate was wrong, and the estimate, an upper bound, may well be three
-    /// times the hits (`피아노`, whose typo-tolerant alternatives each count).
-    static let longestWalk = 8_000
-
-    /// The bound on the listings holding `keyword`'s tokens, from each token requirement's estimate (`tokenHits`):
-    /// for each of the keyword's conditions, the sum over its alternatives of their least frequent token; the least
-    /// of those.
-    static func bound(_ keyword: SearchQuery, tokenHits: (SearchQuery.TokenRequirement) -> Double) -> Double {
-        keyword.conditions.map { condition in
-            condition.alternatives.reduce(0) { sum, alternative in sum + (alternative.map(tokenHits).min() ?? 0) }
-        }.min() ?? 0
-    }
-
-    /// Reads the planner's estimates in one `EXPLAIN` of a `UNION ALL`: for the column the read selects on
-    /// (`name_search` with `nameOnly`, else `search`), and again for `name_search` when the read leaves the name's
-    /// hits out (`excludingNames`), a branch per token of `keyword` and one per floor (``floorOperands``); then the
-    /// district's listings if any, then all listings.
-    static func read(
-        _ keyword: SearchQuery, nameOnly: Bool, excludingNames: Bool, district: String?, _ db: any SQLExecutor
-    ) async throws -> HitEstimate {
-        let tokens = Array(Set(keyword.tokenRequirements)).sorted { $0.tsQuery < $1.tsQuery }
-        let columns = (nameOnly ? ["name_search"] : ["search"]) + (excludingNames ? ["name_search"] : [])
-        let operands = tokens.map(\.tsQuery) + floorOperands
-        var branches: [SQLStatement] = columns.flatMap { column in
-            operands.map { "SELECT 1 FROM classes WHERE \(raw: column) @@ \($0)::tsquery" as SQLStatement }
-        }
-        if let district { branches.append("SELECT 1 FROM classes WHERE keyword_location = \(district)") }
-        branches.append("SELECT 1 FROM classes")
-        var statement: SQLStatement = "EXPLAIN "
-        for (index, branch) in branches.enumerated() {
-            statement.append(index == 0 ? branch : " UNION ALL \(branch)")
-        }
-        let plan: [String] = try await db.rows(statement).map { try $0["QUERY PLAN"] }
-        let rows = branchRows(plan)
-        guard rows.count == branches.count, let listings = rows.last else {
-            // Unexpected plan shape: claim no hits, so the read sorts them; that costs as many as there are, where a
-            // walk through a rare keyword could read the whole table.
-            return HitEstimate(candidates: 0, hits: 0, listings: 1)
-        }
-        let share = district == nil || listings == 0 ? 1 : min(rows[columns.count * operands.count] / listings, 1)
-        let perColumn = columns.indices.map { column in
-            let estimates = Array(rows[(column * operands.count)..<((column + 1) * operands.count)])
-            let byToken = Dictionary(uniqueKeysWithValues: zip(tokens, estimates))
-            let bound = bound(keyword, tokenHits: { byToken[$0] ?? 0 })
-            return (hits: bound * share, isFloor: bound <= estimates.suffix(floorOperands.count).max()! * 1.01)
-        }
-        let excluded = excludingNames ? perColumn[1].hits : 0
-        var estimate = HitEstimate(candidates: perColumn[0].hits, hits: max(perColumn[0].hits - excluded, 0), listings: listings)
-        estimate.isFloor = perColumn[0].isFloor
-        return estimate
-    }
-
-    /// Operands no listing holds, whose estimates are the planner's floors: a lexeme (`@`, which cell and district
-    /// lexemes only start) and a prefix (`~`, which no lexeme starts); the planner estimates prefixes apart.
-    private static let floorOperands = ["'@'", "'~':*"]
-
-    /// The estimated rows of each branch of a `UNION ALL` plan, in order: the children of its `Append` (or
-    /// `Parallel Append`) node, the lines whose `->` stands two columns right of where the node's name starts.
-    static func branchRows(_ plan: [String]) -> [Double] {
-        guard let append = plan.firstIndex(where: { $0.contains("Append  (") }),
-              let name = plan[append].firstRange(of: /(Parallel )?Append  \(/)
-        else { return [] }
-        let childPrefix = String(repeating: " ", count: plan[append].distance(from: plan[append].startIndex, to: name.lowerBound) + 2) + "->  "
-        return plan[(append + 1)...].filter { $0.hasPrefix(childPrefix) }.compactMap { line in
-            line.firstMatch(of: /rows=(\d+)/).flatMap { Double($0.1) }
-        }
     }
 }
