@@ -66,6 +66,19 @@ struct MultipartReaderTests {
         #expect(try Multipart.read(Multipart.body([(Multipart.disposition("caption"), [1])])).get() == nil)
     }
 
+    @Test("a part name holding a backslash is read as HTML's form encoding writes it, and a backslash-escaped quote as RFC 9110's quoted string")
+    func backslashesInNames() throws {
+        // urllib3 (Schemathesis) sent a part named `\`, written `name="\"`, before the file part.
+        let body = Multipart.body([
+            ("Content-Disposition: form-data; name=\"\\\"", Array("{}".utf8)),
+            ("Content-Disposition: form-data; name=\"fi\\\"le\"", Array("escaped".utf8)),
+            (Multipart.disposition("file", filename: "C:\\photos\\a.png"), Array("abc".utf8)),
+        ])
+        #expect(try Multipart.read(body).get() == Array("abc".utf8))
+        let escaped = Multipart.body([("Content-Disposition: form-data; name=\"fi\\le\"", Array("abc".utf8))])
+        #expect(try Multipart.read(escaped).get() == nil, "a literal backslash first: the part is named fi\\le, not file")
+    }
+
     /// A body the reader must refuse.
     struct Refused: Sendable, CustomTestStringConvertible {
         let name: String

@@ -170,7 +170,8 @@ struct MultipartReader {
             guard value.allSatisfy(\.isHTTPFieldValueByte) else { throw Malformed(reason: "a part header value holds a control character") }
             if String(decoding: line[..<colon], as: UTF8.self).lowercased() == "content-disposition" {
                 guard disposition == nil else { throw Malformed(reason: "a part has two Content-Disposition headers") }
-                guard let parsed = ParameterizedHeaderValue(bytes: Array(value)) else {
+                // Browsers and urllib3 write a name's backslash as is; a backslash escape is read where that fails.
+                guard let parsed = ParameterizedHeaderValue(bytes: Array(value), quotedPairs: false) ?? ParameterizedHeaderValue(bytes: Array(value)) else {
                     throw Malformed(reason: "a part's Content-Disposition is malformed")
                 }
                 disposition = parsed

@@ -12,9 +12,11 @@ struct ParameterizedHeaderValue: Equatable {
         self.init(bytes: Array(text.utf8))
     }
 
-    /// Parses `bytes`; nil when they do not follow the grammar.
-    init?(bytes: [UInt8]) {
-        var scanner = Scanner(bytes: bytes)
+    /// Parses `bytes`; nil when they do not follow the grammar. Without `quotedPairs`, a backslash in a quoted
+    /// string is a character like any other, as HTML's form encoding writes a multipart part's `name` and `filename`
+    /// (it percent-encodes a quote as `%22` and leaves a backslash alone), rather than an escape.
+    init?(bytes: [UInt8], quotedPairs: Bool = true) {
+        var scanner = Scanner(bytes: bytes, quotedPairs: quotedPairs)
         scanner.skipWhitespace()
         let value = scanner.take { $0.isHTTPTokenByte || $0 == UInt8(ascii: "/") }
         guard !value.isEmpty, value.filter({ $0 == UInt8(ascii: "/") }).count <= 1 else { return nil }
@@ -37,6 +39,8 @@ struct ParameterizedHeaderValue: Equatable {
     /// Reads bytes left to right.
     private struct Scanner {
         let bytes: [UInt8]
+        /// Whether a backslash in a quoted string escapes the next byte.
+        let quotedPairs: Bool
         var index = 0
 
         var isAtEnd: Bool { index == bytes.count }
@@ -57,7 +61,8 @@ struct ParameterizedHeaderValue: Equatable {
             return bytes[start..<index]
         }
 
-        /// A token, or a quoted string (RFC 9110 §5.6.4) without its quotes and escapes; nil when neither.
+        /// A token, or a quoted string (RFC 9110 §5.6.4) without its quotes (and escapes, with ``quotedPairs``); nil
+        /// when neither.
         mutating func tokenOrQuotedString() -> [UInt8]? {
             guard skip(UInt8(ascii: "\"")) else {
                 let token = take(while: \.isHTTPTokenByte)
@@ -70,7 +75,7 @@ struct ParameterizedHeaderValue: Equatable {
                 switch byte {
                 case UInt8(ascii: "\""):
                     return value
-                case UInt8(ascii: "\\"):
+                case UInt8(ascii: "\\") where quotedPairs:
                     guard !isAtEnd, bytes[index].isHTTPFieldValueByte else { return nil }
                     value.append(bytes[index])
                     index += 1
