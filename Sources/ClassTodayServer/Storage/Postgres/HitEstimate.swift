@@ -80,9 +80,8 @@ struct HitEstimate {
             return (hits: bound * share, isFloor: bound <= estimates.suffix(floorOperands.count).max()! * 1.01)
         }
         let excluded = excludingNames ? perColumn[1].hits : 0
-        var estimate = HitEstimate(candidates: perColumn[0].hits, hits: max(perColumn[0].hits - excluded, 0), listings: listings)
-        estimate.isFloor = perColumn[0].isFloor
-        return estimate
+        return HitEstimate(candidates: perColumn[0].hits, hits: max(perColumn[0].hits - excluded, 0), listings: listings,
+                           isFloor: perColumn[0].isFloor)
     }
 
     /// Operands no listing holds, whose estimates are the planner's floors: a lexeme (`@`, which cell and district
