@@ -403,7 +403,7 @@ struct ChatTests {
             for (path, status) in [("/v1/chat/ws?token=bogus", 401), ("/v1/chat/ws", 401), ("/v1/no-socket-here?token=\(scene.buyer.token)", 404)] {
                 let handshake = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
                     + "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
-                let exchange = try await RawConnection.exchange(port: scene.port, request: Array(handshake.utf8), within: .seconds(5))
+                let exchange = try await RawConnection.exchange(port: scene.port, request: Array(handshake.utf8), within: .seconds(30))
                 #expect(exchange.status == status, "\(path): \(exchange.text.debugDescription)")
                 #expect(exchange.headers.contains("content-type: application/problem+json"), "\(path)")
                 #expect(exchange.text.contains(#""status":\#(status)"#), "\(path)")

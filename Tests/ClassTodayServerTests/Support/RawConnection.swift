@@ -68,6 +68,42 @@ enum RawConnection {
         return exchange
     }
 
+    /// Sends each step's bytes in turn on one connection, each once the previous step's `until` holds for the text
+    /// received so far, and returns after the last step's `until` holds, the server ends the stream or `limit` passes.
+    /// Proves what a keep-alive connection does next without waiting out a time limit.
+    static func exchange(port: Int, steps: [(send: String, until: @Sendable (String) -> Bool)], within limit: Duration = .seconds(30)) async throws -> RawExchange {
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        let timedOut = Mutex(false)
+        let timer = Task {
+            try await Task.sleep(for: limit)
+            timedOut.withLock { $0 = true }
+            try? await channel.channel.close()
+        }
+        defer { timer.cancel() }
+        var exchange = (try? await channel.executeThenClose { inbound, outbound in
+            var exchange = RawExchange()
+            var received = inbound.makeAsyncIterator()
+            for step in steps {
+                try await outbound.write(ByteBuffer(string: step.send))
+                while !step.until(exchange.text) {
+                    guard let buffer = try await received.next() else {
+                        exchange.sawEndOfStream = true
+                        return exchange
+                    }
+                    exchange.received += buffer.readableBytesView
+                }
+            }
+            return exchange
+        }) ?? RawExchange()
+        exchange.timedOut = timedOut.withLock { $0 }
+        return exchange
+    }
+
     /// Sends the text `request` (bytes as written, including any control characters) and reads until EOF.
     static func exchange(port: Int, request: [UInt8], within limit: Duration = .seconds(10)) async throws -> RawExchange {
         try await exchange(port: port, sending: [ByteBuffer(bytes: request)], within: limit)
