@@ -17,9 +17,9 @@ protocol ClassSearchIndex: Sendable {
     func keyword(_ keyword: SearchQuery, withinRanges: Bool) -> KeywordClause
     /// What a nearest-first walk reads first of `cell` for a search with `keyword`.
     func candidates(in cell: Geohash, keyword: SearchQuery?) -> CellCandidates
-    /// Runs `body`, a nearest-first walk inside the caller's transaction, whose cell statements the backend may plan
-    /// once for all the cells they read.
-    func walking<Result>(_ db: any SQLExecutor, _ body: () async throws -> Result) async throws -> Result
+    /// Readies the rest of the caller's read for a nearest-first walk, whose cell statements the backend may plan once
+    /// for all the cells they read. The walk is the read's last step but for its page's listings.
+    func prepareWalk(_ db: any SQLExecutor) async throws
     /// Placed after `classes c` in a search statement that geohash ranges drive (an index hint), or empty.
     var rangeHint: String { get }
 
@@ -43,9 +43,7 @@ protocol ClassSearchIndex: Sendable {
 }
 
 extension ClassSearchIndex {
-    func walking<Result>(_ db: any SQLExecutor, _ body: () async throws -> Result) async throws -> Result {
-        try await body()
-    }
+    func prepareWalk(_ db: any SQLExecutor) async throws {}
 
     func newest(
         _ keyword: SearchQuery, nameOnly: Bool, district: String?, columns: SQLStatement, conditions: [SQLStatement],
@@ -104,10 +102,10 @@ struct CellCandidates {
 
     /// The listings of the geohash range `range` (deleted ones included), found on the geohash index; `table` is
     /// `classes` with the backend's index hint, if any.
-    static func range(_ range: GeohashRange, from table: String) -> CellCandidates {
+    static func range(_ range: GeohashRange, from table: String, capacity: Int = crowdedCell) -> CellCandidates {
         CellCandidates(select: """
-            SELECT 1 AS key FROM \(raw: table) WHERE geohash >= \(range.lower) AND geohash < \(range.upper) LIMIT \(crowdedCell + 1)
-            """, capacity: crowdedCell, restriction: nil)
+            SELECT 1 AS key FROM \(raw: table) WHERE geohash >= \(range.lower) AND geohash < \(range.upper) LIMIT \(capacity + 1)
+            """, capacity: capacity, restriction: nil)
     }
 
     /// The cell's keyword hits: `select` selects their keys, as a column `key`, from the keyword index; `keyColumn`

@@ -59,7 +59,8 @@ package struct SQLClassSearch {
     private func runScoped(_ db: any SQLExecutor) async throws -> Page<ClassView> {
         let keys: [Key]
         if search.sort == .distance, let circle = search.circle {
-            keys = try await index.walking(db) { try await nearestFirst(db, circle: circle) }
+            try await index.prepareWalk(db)
+            keys = try await nearestFirst(db, circle: circle)
         } else if search.sort == .relevance, let keyword = search.keyword {
             keys = try await byRelevance(db, keyword: keyword)
         } else {
