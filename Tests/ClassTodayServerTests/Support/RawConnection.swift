@@ -33,6 +33,51 @@ enum RawConnection {
     /// Connects to the server on `127.0.0.1:port`, sends `chunks` in order the way urllib does (everything first,
     /// waiting whenever the server stops reading), then reads until the server ends the stream, all within `limit`.
     static func exchange(port: Int, sending chunks: some Sequence<ByteBuffer> & Sendable, within limit: Duration = .seconds(10)) async throws -> RawExchange {
+        try await connected(port: port, within: limit) { channel, inbound in
+            var exchange = RawExchange()
+            do {
+                // Each write waits until the kernel took the bytes, as a blocking send does.
+                for chunk in chunks { try await channel.writeAndFlush(chunk) }
+            } catch {
+                exchange.sendFailed = true
+            }
+            do {
+                for try await buffer in inbound { exchange.received += buffer.readableBytesView }
+                exchange.sawEndOfStream = true
+            } catch {
+                exchange.sawEndOfStream = false
+            }
+            return exchange
+        }
+    }
+
+    /// Sends each step's bytes in turn on one connection, each once the previous step's `until` holds for the text
+    /// received so far, and returns after the last step's `until` holds, the server ends the stream or `limit` passes.
+    /// Proves what a keep-alive connection does next without waiting out a time limit.
+    static func exchange(port: Int, steps: [(send: String, until: @Sendable (String) -> Bool)], within limit: Duration = .seconds(30)) async throws -> RawExchange {
+        try await connected(port: port, within: limit) { channel, inbound in
+            var exchange = RawExchange()
+            var received = inbound.makeAsyncIterator()
+            for step in steps {
+                try await channel.writeAndFlush(ByteBuffer(string: step.send))
+                while !step.until(exchange.text) {
+                    guard let buffer = try await received.next() else {
+                        exchange.sawEndOfStream = true
+                        return exchange
+                    }
+                    exchange.received += buffer.readableBytesView
+                }
+            }
+            return exchange
+        }
+    }
+
+    /// Runs `body` on a new connection to `127.0.0.1:port` that is closed after `limit`, and returns its exchange
+    /// with ``RawExchange/timedOut`` set (an end of stream the time limit caused does not count as the server's).
+    private static func connected(
+        port: Int, within limit: Duration,
+        _ body: @Sendable (any Channel, NIOAsyncChannelInboundStream<ByteBuffer>) async throws -> RawExchange
+    ) async throws -> RawExchange {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.allowRemoteHalfClosure, value: true)
             .connect(host: "127.0.0.1", port: port) { channel in
@@ -47,60 +92,9 @@ enum RawConnection {
             try? await channel.channel.close()
         }
         defer { timer.cancel() }
-        var exchange = (try? await channel.executeThenClose { inbound, _ in
-            var exchange = RawExchange()
-            do {
-                // Each write waits until the kernel took the bytes, as a blocking send does.
-                for chunk in chunks { try await channel.channel.writeAndFlush(chunk) }
-            } catch {
-                exchange.sendFailed = true
-            }
-            do {
-                for try await buffer in inbound { exchange.received += buffer.readableBytesView }
-                exchange.sawEndOfStream = true
-            } catch {
-                exchange.sawEndOfStream = false
-            }
-            return exchange
-        }) ?? RawExchange()
+        var exchange = (try? await channel.executeThenClose { inbound, _ in try await body(channel.channel, inbound) }) ?? RawExchange()
         exchange.timedOut = timedOut.withLock { $0 }
         exchange.sawEndOfStream = exchange.sawEndOfStream && !exchange.timedOut
-        return exchange
-    }
-
-    /// Sends each step's bytes in turn on one connection, each once the previous step's `until` holds for the text
-    /// received so far, and returns after the last step's `until` holds, the server ends the stream or `limit` passes.
-    /// Proves what a keep-alive connection does next without waiting out a time limit.
-    static func exchange(port: Int, steps: [(send: String, until: @Sendable (String) -> Bool)], within limit: Duration = .seconds(30)) async throws -> RawExchange {
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connect(host: "127.0.0.1", port: port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                }
-            }
-        let timedOut = Mutex(false)
-        let timer = Task {
-            try await Task.sleep(for: limit)
-            timedOut.withLock { $0 = true }
-            try? await channel.channel.close()
-        }
-        defer { timer.cancel() }
-        var exchange = (try? await channel.executeThenClose { inbound, outbound in
-            var exchange = RawExchange()
-            var received = inbound.makeAsyncIterator()
-            for step in steps {
-                try await outbound.write(ByteBuffer(string: step.send))
-                while !step.until(exchange.text) {
-                    guard let buffer = try await received.next() else {
-                        exchange.sawEndOfStream = true
-                        return exchange
-                    }
-                    exchange.received += buffer.readableBytesView
-                }
-            }
-            return exchange
-        }) ?? RawExchange()
-        exchange.timedOut = timedOut.withLock { $0 }
         return exchange
     }
 
