@@ -91,6 +91,8 @@ struct PushDeliveryTests {
             try await fakes.withApp(.live) { environment, client in
                 let (seller, buyer, roomId) = try await client.sellerBuyerRoom()
                 try await client.registerDevice(apnsToken(), as: buyer.token)
+                // The seller's socket hears when the buyer goes offline: no guess at how long the server takes.
+                let sellerSocket = try await TestSocket.connect(port: try #require(client.port), token: seller.token)
                 let socket = try await TestSocket.connect(port: try #require(client.port), token: buyer.token)
                 _ = await socket.drain(for: .milliseconds(200))
                 try await client.say("보이나요?", in: roomId, as: seller.token)
@@ -99,10 +101,11 @@ struct PushDeliveryTests {
                 try await Task.sleep(for: .milliseconds(200))
                 #expect(fakes.apns.received.isEmpty)
                 await socket.close()
-                try await Task.sleep(for: .milliseconds(300))
+                while try await sellerSocket.next(type: "presence", timeout: .seconds(30))["online"] as? Bool != false {}
                 try await client.say("이제는요?", in: roomId, as: seller.token)
                 #expect(await eventually { fakes.apns.received.count == 1 })
                 #expect(fakes.apns.received.first?.body == "이제는요?")
+                await sellerSocket.close()
             }
         }
     }

@@ -58,9 +58,10 @@ struct PushFakes: Sendable {
     }
 }
 
-/// Waits until `condition` holds, checking every 20 ms for at most `timeout`; returns whether it held.
+/// Waits until `condition` holds, checking every 20 ms for at most `timeout` (generous: a passing test never waits
+/// it out, and a loaded machine may be slow); returns whether it held.
 @discardableResult
-func eventually(timeout: Duration = .seconds(5), _ condition: @Sendable () async throws -> Bool) async rethrows -> Bool {
+func eventually(timeout: Duration = .seconds(15), _ condition: @Sendable () async throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try await condition() { return true }
