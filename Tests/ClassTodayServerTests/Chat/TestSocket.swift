@@ -72,7 +72,7 @@ final class TestSocket: Sendable {
     }
 
     /// The next frame, waiting at most `timeout`.
-    func next(timeout: Duration = .seconds(5)) async throws -> [String: Any] {
+    func next(timeout: Duration = .seconds(15)) async throws -> [String: Any] {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let text = await inbox.take() {
@@ -85,7 +85,7 @@ final class TestSocket: Sendable {
     }
 
     /// The first frame of `type`, leaving frames of other types (presence, typing) for later calls.
-    func next(type: String, timeout: Duration = .seconds(5)) async throws -> [String: Any] {
+    func next(type: String, timeout: Duration = .seconds(15)) async throws -> [String: Any] {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let text = await inbox.take(type: type) {
@@ -105,7 +105,7 @@ final class TestSocket: Sendable {
     }
 
     /// Whether the server closed the connection within `timeout`.
-    func closedByServer(within timeout: Duration = .seconds(5)) async -> Bool {
+    func closedByServer(within timeout: Duration = .seconds(15)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if await inbox.isClosed() { return true }

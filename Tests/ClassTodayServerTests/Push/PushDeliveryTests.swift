@@ -101,7 +101,7 @@ struct PushDeliveryTests {
                 try await Task.sleep(for: .milliseconds(200))
                 #expect(fakes.apns.received.isEmpty)
                 await socket.close()
-                while try await sellerSocket.next(type: "presence", timeout: .seconds(30))["online"] as? Bool != false {}
+                while try await sellerSocket.next(type: "presence")["online"] as? Bool != false {}
                 try await client.say("이제는요?", in: roomId, as: seller.token)
                 #expect(await eventually { fakes.apns.received.count == 1 })
                 #expect(fakes.apns.received.first?.body == "이제는요?")
