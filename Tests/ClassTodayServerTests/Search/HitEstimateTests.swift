@@ -3,8 +3,8 @@ import Logging
 import Testing
 @testable import ClassTodayServer
 
-/// How PostgreSQL's relevance read chooses between sorting a keyword's hits and walking listings newest first
-/// (``HitEstimate``): the bound it reads from the planner's per-token statistics, and the plans it reads them from.
+/// How PostgreSQL's relevance read chooses between sorting a keyword's hits and reading them from a window of the
+/// newest listings (``HitEstimate``): the bound it reads from the planner's per-token statistics, and the plans it reads them from.
 @Suite("HitEstimate: the bound on a keyword's hits behind PostgreSQL's relevance read")
 struct HitEstimateTests {
     @Test("the bound is the least frequent token of a word, and the least over the query's words")
@@ -18,14 +18,14 @@ struct HitEstimateTests {
         #expect(HitEstimate.bound(words, tokenHits: { $0.isPrefix ? 500 : 40_000 }) == 500)
     }
 
-    @Test("sorting is chosen up to about √(limit × listings / cost) hits, walking beyond; with no hits to walk to, an empty table or no statistics for the keyword, it sorts")
+    @Test("sorting is chosen up to about √(margin × limit × listings / cost) hits, a window beyond; with no hits, an empty table or no statistics for the keyword, it sorts")
     func choice() {
-        #expect(HitEstimate(candidates: 2_900, hits: 2_900, listings: 1_000_000).favoursSorting(limit: 64))
-        #expect(!HitEstimate(candidates: 3_200, hits: 3_200, listings: 1_000_000).favoursSorting(limit: 64))
-        #expect(HitEstimate(candidates: 1_700, hits: 1_700, listings: 1_000_000).favoursSorting(limit: 21))
-        #expect(!HitEstimate(candidates: 1_800, hits: 1_800, listings: 1_000_000).favoursSorting(limit: 21))
+        #expect(HitEstimate(candidates: 2_700, hits: 2_700, listings: 1_000_000).favoursSorting(limit: 64))
+        #expect(!HitEstimate(candidates: 2_800, hits: 2_800, listings: 1_000_000).favoursSorting(limit: 64))
+        #expect(HitEstimate(candidates: 1_550, hits: 1_550, listings: 1_000_000).favoursSorting(limit: 21))
+        #expect(!HitEstimate(candidates: 1_600, hits: 1_600, listings: 1_000_000).favoursSorting(limit: 21))
         #expect(!HitEstimate(candidates: 42_651, hits: 42_651, listings: 1_000_000).favoursSorting(limit: 64))
-        // A Latin word found mostly in names: outside the name tier, few listings are left to walk to.
+        // A Latin word found mostly in names: outside the name tier, few listings are left to find.
         #expect(HitEstimate(candidates: 7_000, hits: 300, listings: 1_000_000).favoursSorting(limit: 64))
         #expect(HitEstimate(candidates: 7_000, hits: 0, listings: 1_000_000).favoursSorting(limit: 64))
         #expect(HitEstimate(candidates: 0, hits: 0, listings: 0).favoursSorting(limit: 21))
@@ -33,6 +33,23 @@ struct HitEstimateTests {
         #expect(!guessed.favoursSorting(limit: 64))
         guessed.isFloor = true
         #expect(guessed.favoursSorting(limit: 64))
+    }
+
+    @Test("few hits are sorted, a page among the few newest listings is walked to, a window is read in between")
+    func strategy() {
+        #expect(HitEstimate(candidates: 1_000, hits: 1_000, listings: 1_000_000).strategy(limit: 64) == .sorting)
+        #expect(HitEstimate(candidates: 300_000, hits: 300_000, listings: 1_000_000).strategy(limit: 64) == .walking)
+        #expect(HitEstimate(candidates: 16_000, hits: 16_000, listings: 1_000_000).strategy(limit: 64) == .window(8_000))
+    }
+
+    @Test("a first window spans twice the listings that hold a page's hits on average, a page at least, the widest window at most")
+    func window() {
+        #expect(HitEstimate(candidates: 16_000, hits: 16_000, listings: 1_000_000).window(limit: 64) == 8_000)
+        #expect(HitEstimate(candidates: 900_000, hits: 900_000, listings: 1_000_000).window(limit: 64) == 142)
+        #expect(HitEstimate(candidates: 1_000_000, hits: 1_000_000, listings: 1_000_000).window(limit: 200) == 400)
+        #expect(HitEstimate(candidates: 1_000_000, hits: 1_000_000, listings: 100).window(limit: 200) == 200)
+        #expect(HitEstimate(candidates: 100, hits: 100, listings: 1_000_000).window(limit: 64) == HitEstimate.widestWindow)
+        #expect(HitEstimate(candidates: 0, hits: 0, listings: 1_000_000).window(limit: 64) == HitEstimate.widestWindow)
     }
 
     @Test("the branches of a UNION ALL plan are read in order, nested lines and a parallel append included; other plans give none")
@@ -92,7 +109,7 @@ struct PostgresHitEstimateTests {
                     try await HitEstimate.read(query, nameOnly: false, excludingNames: true, district: nil, db),
                     try await HitEstimate.read(absent, nameOnly: false, excludingNames: true, district: nil, db), actual)
         }
-        // A prefix no listing holds is estimated at the planner's floor, and sorted rather than walked to.
+        // A prefix no listing holds is estimated at the planner's floor, and sorted rather than read in windows.
         #expect(unknown.isFloor && unknown.favoursSorting(limit: 21), "\(unknown)")
         #expect(!everywhere.isFloor)
         #expect(actual == 400)
@@ -100,21 +117,29 @@ struct PostgresHitEstimateTests {
         #expect(everywhere.candidates >= 300 && everywhere.candidates <= 800, "\(everywhere)")
         #expect(everywhere.hits == everywhere.candidates)
         #expect(inDistrict.candidates >= 0.2 * everywhere.candidates && inDistrict.candidates <= 0.3 * everywhere.candidates, "\(inDistrict)")
-        // Every listing holding the keyword holds it in its name: outside the name tier none is left to walk to.
+        // Every listing holding the keyword holds it in its name: outside the name tier none is left to find.
         #expect(outsideNames.candidates >= 300, "\(outsideNames)")
         #expect(outsideNames.hits < 0.1 * outsideNames.candidates, "\(outsideNames)")
     }
 
-    @Test("a common keyword is read by walking listings newest first, and one found only in old listings falls back to sorting; both page newest first, every hit once")
-    func walkAndFallback() async throws {
+    @Test("each way to a relevance page (a walk, a walk given up for sorting, a window, a widened window) pages newest first, every hit once")
+    func strategies() async throws {
         let store = try await PostgresSearchTests.openStore()
         defer { store.close() }
         let writer = try #require(try await PostgresSearchTests.insertUsers(1, store).first)
-        // 12,000 listings, created one per millisecond: every third named 수학 (a walk finds a page within its first
-        // listings), and 기타 common but only among the 3,000 oldest (the first page's walk from the newest gives up
-        // after HitEstimate.longestWalk listings, and the hits are sorted; later pages walk from among them).
+        // 12,000 listings, created one per millisecond:
+        // - 수학, every third: a page lies among the newest listings, and is walked to;
+        // - 기타, 2,000 among the 3,000 oldest: walked to, but not within HitEstimate.longestWalk, so sorted;
+        // - 드럼, 600 among the 3,000 next oldest: a window, empty at first and widened;
+        // - 요리, 800 among the 6,000 newest: a window holding the first page.
         #expect(HitEstimate.longestWalk < 12_000 - 3_000)
-        for (name, condition) in [("수학 과외", "n % 3 = 0"), ("기타 레슨", "n % 3 <> 0 AND n <= 3000"), ("요가", "n % 3 <> 0 AND n > 3000")] {
+        let named = [
+            ("수학 과외", "n % 3 = 0"), ("기타 레슨", "n % 3 <> 0 AND n <= 3000"),
+            ("드럼 레슨", "n % 3 <> 0 AND n > 3000 AND n <= 6000 AND n % 10 IN (1, 2, 3)"),
+            ("요리 교실", "n % 3 <> 0 AND n > 6000 AND n % 10 IN (1, 2)"),
+            ("요가", "n % 3 <> 0 AND n > 3000 AND NOT ((n <= 6000 AND n % 10 IN (1, 2, 3)) OR (n > 6000 AND n % 10 IN (1, 2)))"),
+        ]
+        for (name, condition) in named {
             let tokens = ClassSearchDocument.tokens(name: name, description: "")
             try await store.database.execute("""
                 INSERT INTO classes (id, type, name, price_unit, writer_id, created_at, updated_at, name_search, search)
@@ -125,7 +150,16 @@ struct PostgresHitEstimateTests {
         }
         let repository = SQLClassRepository(database: store.database)
         try await store.database.execute("ANALYZE classes")
-        for (word, expected) in [("수학", 4_000), ("기타", 2_000)] {
+        for (word, expected, walked) in [("수학", 4_000, true), ("기타", 2_000, true), ("드럼", 600, false), ("요리", 800, false)] {
+            let query = try #require(SearchTokenizer.query(word))
+            let strategy = try await store.database.read { db in
+                try await HitEstimate.read(query, nameOnly: true, excludingNames: false, district: nil, db).strategy(limit: 101)
+            }
+            if walked {
+                #expect(strategy == .walking, "\(word)")
+            } else {
+                guard case .window = strategy else { Issue.record("\(word): \(strategy)"); continue }
+            }
             var search = ClassSearch()
             search.keyword = SearchTokenizer.query(word)
             search.sort = .relevance

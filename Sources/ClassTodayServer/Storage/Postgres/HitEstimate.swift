@@ -10,7 +10,7 @@ struct HitEstimate {
     /// The listings whose vector holds the keyword's tokens (and the district's), at most: what sorting reads.
     let candidates: Double
     /// The listings the read is after, about: the candidates but for those whose name holds the keyword when the name
-    /// tier has them already. A walk passes `listings / hits` listings for each one it finds.
+    /// tier has them already. A window of the newest listings holds one in `listings / hits` of them.
     let hits: Double
     /// The listings in all.
     let listings: Double
@@ -18,24 +18,60 @@ struct HitEstimate {
     /// token rarer than any it keeps (0.5 % of the listings at most), or of a prefix matching none it keeps.
     var isFloor = false
 
-    /// Sorting a hit costs about this many times walking past a listing: measured on 1,000,000 listings, sorting the
-    /// 7,148 hits of `toeic` read their rows at random (95 ms, 13 µs a hit) while walking `classes_by_recent` to 21
-    /// of them read about 3,000 consecutive listings (5.6 ms, 1.9 µs each, neighbours sharing pages).
-    static let sortCostPerWalkedListing = 7.0
+    /// Sorting a hit costs about this many times a listing of a window (``window(limit:)``): measured on 1,000,000
+    /// listings, sorting the 16,893 hits of `피아노` read their rows at random (58 ms, about 3.4 µs a hit warm, 13 µs
+    /// cold), while the hits among the 8,000 newest listings took one GIN scan (1.6 ms, 0.2 µs a listing).
+    static let sortCostPerWindowListing = 17.0
 
-    /// Whether sorting the candidates reads less than walking to `limit` hits: the walk passes about
-    /// `limit × listings / hits` listings, so sorting wins while `candidates × hits × cost ≤ limit × listings`: up to
-    /// about 3,000 hits for 64 of them in 1,000,000 listings, and always when there are none to walk to.
-    /// A keyword at the planner's floor (``isFloor``) is sorted too: it may be held by no listing at all (a
-    /// Latin prefix), and a walk would pass them all.
+    /// How many times the listings a window should need to hold `limit` hits, were the hits spread evenly, it spans:
+    /// the hits are an upper bound, but filters and clusters in time leave fewer.
+    static let windowMargin = 2.0
+
+    /// Whether sorting the candidates reads less than a window holding `limit` hits: the window spans about
+    /// `margin × limit × listings / hits` listings, so sorting wins while
+    /// `candidates × hits × cost ≤ margin × limit × listings`: up to about 2,700 hits for 64 of them in 1,000,000
+    /// listings, and always when there are none. A keyword at the planner's floor (``isFloor``) is sorted too: it may
+    /// be held by no listing at all (a Latin prefix), and every window would be read in vain.
     func favoursSorting(limit: Int) -> Bool {
-        isFloor || candidates * hits * Self.sortCostPerWalkedListing <= Double(limit) * listings
+        isFloor || candidates * hits * Self.sortCostPerWindowListing <= Self.windowMargin * Double(limit) * listings
     }
 
-    /// The most listings a walk passes before giving up on the estimate (about 20 ms): a walk stops at its page's
-    /// end, so the limit costs only when the estimate was wrong, and the estimate, an upper bound, may well be three
-    /// times the hits (`피아노`, whose typo-tolerant alternatives each count).
+    /// How a relevance read finds its page.
+    enum Strategy: Equatable {
+        /// Sort all the hits.
+        case sorting
+        /// Walk listings newest first.
+        case walking
+        /// Read the hits among this many newest listings first.
+        case window(Int)
+    }
+
+    /// Sorting when it wins (``favoursSorting(limit:)``); else walking when a page's hits are among the
+    /// ``shortestWindow`` newest listings, which a walk passes faster than a GIN scan reads a common token's posting
+    /// tree; else a window.
+    func strategy(limit: Int) -> Strategy {
+        if favoursSorting(limit: limit) { return .sorting }
+        let window = window(limit: limit)
+        return window <= Self.shortestWindow ? .walking : .window(window)
+    }
+
+    /// The widest span a walk is chosen for: a walk passes a listing in about 2 µs, a window's GIN scan reads a very
+    /// common token's posting tree whatever its span (10–20 ms for a 1-syllable word on 1,000,000 listings).
+    static let shortestWindow = 2_000
+
+    /// The most listings a walk passes before the hits are sorted after all (about 20 ms).
     static let longestWalk = 8_000
+
+    /// The newest listings a first window spans, to hold `limit` hits: ``windowMargin`` times the listings that hold
+    /// `limit` hits on average, `limit` at least.
+    func window(limit: Int) -> Int {
+        let spread = hits > 0 ? Self.windowMargin * Double(limit) * listings / hits : listings
+        return Int(min(max(spread, Double(limit)), Double(Self.widestWindow)))
+    }
+
+    /// The widest window read before the hits are sorted instead (about 15 ms of GIN scan): a window widens
+    /// fourfold while it holds fewer hits than its page, so the cost of a wrong estimate stays bounded.
+    static let widestWindow = 65_536
 
     /// The bound on the listings holding `keyword`'s tokens, from each token requirement's estimate (`tokenHits`):
     /// for each of the keyword's conditions, the sum over its alternatives of their least frequent token; the least

@@ -88,40 +88,64 @@ struct TSVectorClassIndex: ClassSearchIndex {
         return result
     }
 
-    /// The read that sorts the hits (``newest(_:nameOnly:district:columns:conditions:after:limit:_:)`` may walk
-    /// instead).
+    /// The read that sorts the hits (``newest(_:nameOnly:district:columns:conditions:after:limit:_:)`` may walk or
+    /// read a window of the newest listings instead).
     func newestStatement(
         _ keyword: SearchQuery, nameOnly: Bool, district: String?, columns: SQLStatement, conditions: [SQLStatement],
         after position: RecencyPosition?, limit: Int
     ) -> SQLStatement {
         newestStatement(keyword, nameOnly: nameOnly, district: district, columns: columns, conditions: conditions, after: position, limit: limit,
-                        walkingAtMost: nil)
+                        reading: .sorted)
     }
 
     /// Asks the planner how many listings the read may find (``HitEstimate``, one `EXPLAIN`, no read), then reads the
-    /// page the cheaper way: sorting the hits when few enough (``HitEstimate/favoursSorting(limit:)``), else walking
-    /// listings newest first (`classes_by_recent`, or `classes_by_district` in a district) and checking each one's
-    /// vector. The walk turns bitmap scans off for its statement (the planner, which multiplies the frequencies of
-    /// correlated tokens, would otherwise sort the hits it underestimates) and passes ``HitEstimate/longestWalk``
-    /// listings at most: when it fills no page there, the estimate was wrong (a prefix the planner has no statistics
-    /// for is guessed at 0.5 % of the listings) and the hits are sorted after all.
+    /// page the cheapest of three ways (``HitEstimate/strategy(limit:)``):
+    /// - sorting the hits, when they are few;
+    /// - walking listings newest first (`classes_by_recent`, or `classes_by_district` in a district) and checking each
+    ///   one's vector, when a page's hits are among the few newest: bitmap scans are off for its statement (the
+    ///   planner, which multiplies the frequencies of correlated tokens, would otherwise sort the hits it
+    ///   underestimates), and it passes ``HitEstimate/longestWalk`` listings at most;
+    /// - in between, reading the hits among a window of the newest listings: `created_at` is a column of both GIN
+    ///   indexes (migration 0014), so that is one index scan; a window holding fewer than `limit` hits is widened
+    ///   fourfold, up to ``HitEstimate/widestWindow``.
+    /// A walk or window that fills no page leaves the hits to be sorted after all. Their rows are exact when they do:
+    /// every hit they did not reach is older than every hit they found.
     func newest(
         _ keyword: SearchQuery, nameOnly: Bool, district: String?, columns: SQLStatement, conditions: [SQLStatement],
         after position: RecencyPosition?, limit: Int, _ db: any SQLExecutor
     ) async throws -> [SQLRow] {
         let estimate = try await HitEstimate.read(keyword, nameOnly: nameOnly, excludingNames: Self.excludesNameHits(keyword, nameOnly: nameOnly),
                                                   district: district, db)
-        let statement = { (walk: Int?) in
+        let statement = { (read: RelevanceRead) in
             newestStatement(keyword, nameOnly: nameOnly, district: district, columns: columns, conditions: conditions, after: position,
-                            limit: limit, walkingAtMost: walk)
+                            limit: limit, reading: read)
         }
-        if !estimate.favoursSorting(limit: limit) {
+        switch estimate.strategy(limit: limit) {
+        case .sorting:
+            break
+        case .walking:
             let rows = try await Self.setting("enable_bitmapscan", to: "off", restoring: "on", db) {
-                try await db.rows(statement(HitEstimate.longestWalk))
+                try await db.rows(statement(.walking(atMost: HitEstimate.longestWalk)))
             }
             if rows.count >= limit { return rows }
+        case .window(var window):
+            while window <= HitEstimate.widestWindow {
+                let rows = try await db.rows(statement(.window(window)))
+                if rows.count >= limit { return rows }
+                window *= 4
+            }
         }
-        return try await db.rows(statement(nil))
+        return try await db.rows(statement(.sorted))
+    }
+
+    /// How one relevance statement reads its hits (``newestStatement(_:nameOnly:district:columns:conditions:after:limit:reading:)``).
+    private enum RelevanceRead {
+        /// All of them, sorted.
+        case sorted
+        /// Those among `atMost` listings, newest first.
+        case walking(atMost: Int)
+        /// Those created since the given newest listing.
+        case window(Int)
     }
 
     /// The keyword condition of a relevance read: the name's tokens hold the keyword's (and the district's lexeme)
@@ -140,28 +164,49 @@ struct TSVectorClassIndex: ClassSearchIndex {
         !nameOnly && !keyword.needsVerification
     }
 
-    /// A relevance read. Without `walkingAtMost`, it sorts the hits: the GIN index's hits are read first, fenced
-    /// (`OFFSET 0`) so that the planner combines no other index with them (a district's B-tree bitmap cost more than
-    /// the hits), then filtered and sorted, in an order no index yields (`NULLS LAST`, which `classes_by_recent` does
-    /// not hold; `created_at` is never NULL). With it, it checks that many listings at most, newest first, for hits.
+    /// A relevance read (``RelevanceRead``).
+    /// - Sorted: the GIN index's hits are read first, fenced (`OFFSET 0`) so that the planner combines no other index
+    ///   with them (a district's B-tree bitmap cost more than the hits), then filtered and sorted.
+    /// - Walking: that many listings at most, newest first, are checked for hits.
+    /// - Window: only the hits created since the window's newest listing are read (of all listings, a district's
+    ///   included, since the GIN scan's range spans them all; after the position, or from it when listings share its
+    ///   millisecond, which only narrows the window), in the same GIN index scan as the keyword.
+    /// The sorted and window reads order by what no index yields (`NULLS LAST`, which `classes_by_recent` does not
+    /// hold; `created_at` is never NULL), so that the planner does not walk instead.
     private func newestStatement(
         _ keyword: SearchQuery, nameOnly: Bool, district: String?, columns: SQLStatement, conditions: [SQLStatement],
-        after position: RecencyPosition?, limit: Int, walkingAtMost walk: Int?
+        after position: RecencyPosition?, limit: Int, reading read: RelevanceRead
     ) -> SQLStatement {
         let keywordCondition = Self.keywordCondition(keyword, nameOnly: nameOnly, district: district)
         var listingConditions: SQLStatement = "c.deleted_at IS NULL"
-        for condition in conditions + (position.map { [$0.listingsAfter(.postgres)] } ?? []) {
+        for condition in conditions {
             listingConditions.append(" AND \(condition)")
         }
-        let order = "c.created_at DESC\(walk == nil ? " NULLS LAST" : ""), c.id COLLATE \"C\" DESC"
-        let (listings, condition): (SQLStatement, SQLStatement) = if let walk {
-            ("(SELECT * FROM classes c WHERE \(listingConditions) ORDER BY \(raw: order) LIMIT \(walk)) c", keywordCondition)
-        } else {
-            ("(SELECT * FROM classes c WHERE \(keywordCondition) OFFSET 0) c", listingConditions)
+        var order = "c.created_at DESC NULLS LAST, c.id COLLATE \"C\" DESC"
+        let listings: SQLStatement
+        switch read {
+        case .sorted:
+            if let position { listingConditions.append(" AND \(position.listingsAfter(.postgres))") }
+            listings = "(SELECT * FROM classes c WHERE \(keywordCondition) OFFSET 0) c WHERE \(listingConditions)"
+        case .walking(let most):
+            if let position { listingConditions.append(" AND \(position.listingsAfter(.postgres))") }
+            order = "c.created_at DESC, c.id COLLATE \"C\" DESC"
+            listings = "(SELECT * FROM classes c WHERE \(listingConditions) ORDER BY \(raw: order) LIMIT \(most)) c WHERE \(keywordCondition)"
+        case .window(let window):
+            if let position {
+                // A row comparison, which no GIN index serves: `created_at < …` alone would be a second range of the
+                // GIN scan, over every older listing.
+                listingConditions.append(" AND (c.created_at, c.id COLLATE \"C\") < (\(position.createdAt), \(position.id))")
+            }
+            let newest: SQLStatement = position.map { "c.deleted_at IS NULL AND c.created_at <= \($0.createdAt)" } ?? "c.deleted_at IS NULL"
+            listings = """
+                classes c WHERE \(keywordCondition) AND c.created_at >= COALESCE((SELECT c.created_at FROM classes c WHERE \(newest)
+                    ORDER BY c.created_at DESC OFFSET \(window) LIMIT 1), \(Int64.min)) AND \(listingConditions)
+                """
         }
         return """
             SELECT \(columns), c.name_search @@ \(keyword.tsQuery)::tsquery AS name_hit FROM \(listings)
-            WHERE \(condition) ORDER BY \(raw: order) LIMIT \(limit)
+            ORDER BY \(raw: order) LIMIT \(limit)
             """
     }
 }
