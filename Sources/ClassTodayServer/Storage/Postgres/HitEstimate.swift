@@ -104,8 +104,8 @@ struct HitEstimate {
         let plan: [String] = try await db.rows(statement).map { try $0["QUERY PLAN"] }
         let rows = branchRows(plan)
         guard rows.count == branches.count, let listings = rows.last else {
-            // Unexpected plan shape: claim no hits, so the read sorts them; that costs as many as there are, where a
-            // walk through a rare keyword could read the whole table.
+            // Unexpected plan shape: claim no hits, so the read sorts them, which is exact and costs as many as there
+            // are, where a walk or window chosen on a wrong estimate could be read in vain before sorting anyway.
             return HitEstimate(candidates: 0, hits: 0, listings: 1)
         }
         let share = district == nil || listings == 0 ? 1 : min(rows[columns.count * operands.count] / listings, 1)

@@ -144,7 +144,7 @@ struct TSVectorClassIndex: ClassSearchIndex {
         case sorted
         /// Those among `atMost` listings, newest first.
         case walking(atMost: Int)
-        /// Those created since the given newest listing.
+        /// Those created since the listing this many places from the newest (after the position, if any).
         case window(Int)
     }
 
@@ -182,7 +182,8 @@ struct TSVectorClassIndex: ClassSearchIndex {
         for condition in conditions {
             listingConditions.append(" AND \(condition)")
         }
-        var order = "c.created_at DESC NULLS LAST, c.id COLLATE \"C\" DESC"
+        // A walk reads `classes_by_recent` in its order; the other reads order by what no index yields.
+        let order = if case .walking = read { "c.created_at DESC, c.id COLLATE \"C\" DESC" } else { "c.created_at DESC NULLS LAST, c.id COLLATE \"C\" DESC" }
         let listings: SQLStatement
         switch read {
         case .sorted:
@@ -190,7 +191,6 @@ struct TSVectorClassIndex: ClassSearchIndex {
             listings = "(SELECT * FROM classes c WHERE \(keywordCondition) OFFSET 0) c WHERE \(listingConditions)"
         case .walking(let most):
             if let position { listingConditions.append(" AND \(position.listingsAfter(.postgres))") }
-            order = "c.created_at DESC, c.id COLLATE \"C\" DESC"
             listings = "(SELECT * FROM classes c WHERE \(listingConditions) ORDER BY \(raw: order) LIMIT \(most)) c WHERE \(keywordCondition)"
         case .window(let window):
             if let position {
