@@ -44,6 +44,24 @@ struct MigrationsTests {
         #expect(synchronous == level) // 2 = FULL, 1 = NORMAL
     }
 
+    @Test("readers and the writer read the file through a memory map, and a reader sees what the writer committed")
+    func memoryMapped() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try SQLiteStore.open(path: folder.appendingPathComponent("db.sqlite").path)
+        let readerMap = try await store.writer.read { db in try Int64.fetchOne(db, sql: "PRAGMA mmap_size") } ?? 0
+        let writerMap = try await store.writer.writeWithoutTransaction { db in try Int64.fetchOne(db, sql: "PRAGMA mmap_size") } ?? 0
+        // SQLite lowers the size asked for to its compile-time maximum, but never to nothing.
+        #expect(readerMap > 0 && readerMap <= SQLiteStore.memoryMapSize)
+        #expect(writerMap == readerMap)
+        try await store.writer.write { db in
+            try db.execute(sql: "CREATE TABLE t (x INTEGER) STRICT")
+            for x in 0..<2_000 { try db.execute(sql: "INSERT INTO t (x) VALUES (?)", arguments: [x]) }
+        }
+        let sum = try await store.writer.read { db in try Int.fetchOne(db, sql: "SELECT SUM(x) FROM t") }
+        #expect(sum == 1_999_000)
+    }
+
     @Test("a migration changed after it was applied is refused, and nothing else is applied")
     func changedFileRefused() async throws {
         let folder = try temporaryFolder()

@@ -10,6 +10,15 @@ public struct SQLiteStore: Sendable {
     /// The backend seam over the pool, which the repositories run on.
     public var database: SQLiteDatabase { SQLiteDatabase(pool: writer) }
 
+    /// How much of the database file each connection reads through a memory map rather than `pread`, in bytes.
+    /// SQLite lowers it to its compile-time maximum (2 GiB in Debian's build); pages past the map are read as before.
+    ///
+    /// A connection's own page cache is small (2 MB), so at a million listings most pages a search reads came through
+    /// `pread`, each a system call and a copy out of the OS page cache (`perf` put 40 % of a search benchmark's CPU time
+    /// there). Mapped, circle pages took 15–30 % less at p50. Only reads use the map: commits still go through the WAL
+    /// and `fsync`, so durability is unchanged.
+    static let memoryMapSize: Int64 = 16 << 30
+
     /// Opens (creating if needed) the database file at `path`.
     ///
     /// Foreign keys are on, writers wait up to `busyTimeout` for a lock, and with `durableCommits`
@@ -23,6 +32,7 @@ public struct SQLiteStore: Sendable {
         configuration.maximumReaderCount = 8
         configuration.prepareDatabase { db in
             SQLiteFunctions.register(in: db)
+            try db.execute(sql: "PRAGMA mmap_size = \(memoryMapSize)")
         }
         let pool = try DatabasePool(path: path, configuration: configuration)
         // Only the writer commits, so its setting is the one that counts. It is set here, after the pool is open:
