@@ -52,7 +52,7 @@ public struct ImageBenchmark: Sendable {
             "(one run; the machine may be shared, so compare the ratios and medians rather than single numbers)",
         ]
         // One render first, as a running server has made: libvips and its codecs are loaded and counted in "before".
-        _ = try await ImageWorkerPool.run { try renderer.render(file: files[0], variant: .thumb, encoding: .webp) }
+        _ = try await WorkerPool.images.run { try renderer.render(file: files[0], variant: .thumb, encoding: .webp) }
         ResidentMemory.resetPeak()
         let before = ResidentMemory.currentKiB
         let start = ContinuousClock.now
@@ -62,7 +62,7 @@ public struct ImageBenchmark: Sendable {
                 group.addTask {
                     for file in share {
                         for variant in ImageVariant.allCases {
-                            _ = try await ImageWorkerPool.run {
+                            _ = try await WorkerPool.images.run {
                                 try renderer.render(file: file, variant: variant, encoding: .jpeg)
                             }
                         }
@@ -156,7 +156,7 @@ public struct ImageBenchmark: Sendable {
         var sample = LatencySample()
         for file in files {
             let start = ContinuousClock.now
-            _ = try await ImageWorkerPool.run { try renderer.render(file: file, variant: variant, encoding: .jpeg) }
+            _ = try await WorkerPool.images.run { try renderer.render(file: file, variant: variant, encoding: .jpeg) }
             sample.record(ContinuousClock.now - start)
         }
         return sample

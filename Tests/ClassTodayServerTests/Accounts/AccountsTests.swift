@@ -1,6 +1,9 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
 import Testing
 @testable import ClassTodayServer
 
@@ -87,6 +90,34 @@ struct AccountsTests {
             #expect(wrongPassword.status == .unauthorized)
             #expect(unknownEmail.status == .unauthorized)
             #expect(try wrongPassword.problem()["detail"] as? String == unknownEmail.problem()["detail"] as? String)
+        }
+    }
+
+    @Test("a sign-in is answered while every thread of NIO's shared I/O pool is busy: bcrypt has threads of its own")
+    func signInBesideBusyIOPool() async throws {
+        try await TestServer.withRouter { client in
+            _ = try await client.signup(email: "busy@example.com", password: "right password")
+            // Hold every thread of the shared pool (where uploads write their files) until the sign-in is answered, or
+            // for 30 s at most: a sign-in that queued behind them would only be answered when they gave up.
+            let threads = NIOSingletons.blockingPoolThreadCountSuggestion
+            let started = NIOLockedValueBox(0), answered = NIOLockedValueBox(false)
+            let holders = (0..<threads).map { _ in
+                Task {
+                    try await NIOThreadPool.singleton.runIfActive {
+                        started.withLockedValue { $0 += 1 }
+                        let deadline = Date().addingTimeInterval(30)
+                        while !answered.withLockedValue({ $0 }), Date() < deadline { usleep(2_000) }
+                        return answered.withLockedValue { $0 }
+                    }
+                }
+            }
+            #expect(await eventually { started.withLockedValue { $0 } == threads })
+            let login = try await client.send(.post, "/v1/auth/login", json: ["email": "busy@example.com", "password": "right password"])
+            answered.withLockedValue { $0 = true }
+            var heldUntilAnswered = true
+            for holder in holders { heldUntilAnswered = try await holder.value && heldUntilAnswered }
+            #expect(login.status == .ok)
+            #expect(heldUntilAnswered)
         }
     }
 

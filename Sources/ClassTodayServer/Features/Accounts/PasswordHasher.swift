@@ -1,7 +1,6 @@
 import HummingbirdBcrypt
-import NIOPosix
 
-/// Hashes and checks passwords with bcrypt on NIO's thread pool, off the event loops.
+/// Hashes and checks passwords with bcrypt on threads of their own (``WorkerPool/passwords``), off the event loops.
 package struct PasswordHasher: Sendable {
     /// The bcrypt cost factor for new hashes.
     let cost: Int
@@ -17,13 +16,13 @@ package struct PasswordHasher: Sendable {
     /// The bcrypt hash of `password`.
     package func hash(_ password: String) async throws -> String {
         let cost = UInt8(self.cost)
-        return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
+        return try await WorkerPool.passwords.run { Bcrypt.hash(password, cost: cost) }
     }
 
     /// Whether `password` matches `hash`; with no hash, spends the same time and answers false.
     func verify(_ password: String, against hash: String?) async throws -> Bool {
         let target = hash ?? decoyHash
-        let matches = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: target) }
+        let matches = try await WorkerPool.passwords.run { Bcrypt.verify(password, hash: target) }
         return hash != nil && matches
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import Logging
 
 /// Finds the stored variants of originals, making each one on its first request: at most ``concurrency`` renders at
-/// once on ``ImageWorkerPool``, and one render for any number of concurrent requests of the same variant (which is
+/// once on ``WorkerPool/images``, and one render for any number of concurrent requests of the same variant (which is
 /// named by the original's content hash, so identical uploads share it).
 public actor ImageVariantMaker {
     private let images: any ImageRepository
@@ -31,7 +31,7 @@ public actor ImageVariantMaker {
         }
         let render = Task { [images, renderer, limit, logger] in
             try await limit.run {
-                try await ImageWorkerPool.run {
+                try await WorkerPool.images.run {
                     let start = ContinuousClock.now
                     let data = try renderer.render(file: images.path(sha256: sha256), variant: variant, encoding: encoding)
                     try images.storeVariant(data, sha256: sha256, variant: variant, encoding: encoding)

@@ -8,7 +8,7 @@ import Foundation
 ///
 /// Images with more than ``maxPixels`` pixels are refused from their header, before any pixel is decoded, so that a
 /// small file declaring a huge image (a decompression bomb) costs nothing. The methods block the calling thread for
-/// the whole decode and encode: run them on ``ImageWorkerPool``, never on an event loop.
+/// the whole decode and encode: run them on ``WorkerPool/images``, never on an event loop.
 public struct VipsImageRenderer: Sendable {
     /// The largest width x height accepted.
     public let maxPixels: Int
