@@ -15,7 +15,7 @@ public struct SQLiteStore: Sendable {
     ///
     /// A connection's own page cache is small (2 MB), so at a million listings most pages a search reads came through
     /// `pread`, each a system call and a copy out of the OS page cache (`perf` put 40 % of a search benchmark's CPU time
-    /// there). Mapped, circle pages took 15–30 % less at p50. Only reads use the map: commits still go through the WAL
+    /// there). Mapped, circle pages took 5–30 % less at p50. Only reads use the map: commits still go through the WAL
     /// and `fsync`, so durability is unchanged.
     static let memoryMapSize: Int64 = 16 << 30
 
