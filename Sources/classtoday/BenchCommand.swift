@@ -46,6 +46,8 @@ struct BenchCommand: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
+            // As `serve` does: the searches measured in-process and over HTTP run with the server's allocator settings.
+            MallocTuning.apply()
             try await BenchCommand.report(options, label: "classtoday.bench.search", stage: "seeding") { configuration, logger, progress in
                 var benchOptions = SearchBenchmark.Options()
                 benchOptions.classes = classes
