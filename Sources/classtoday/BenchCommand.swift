@@ -46,8 +46,6 @@ struct BenchCommand: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
-            // As `serve` does: the searches measured in-process and over HTTP run with the server's allocator settings.
-            MallocTuning.apply()
             try await BenchCommand.report(options, label: "classtoday.bench.search", stage: "seeding") { configuration, logger, progress in
                 var benchOptions = SearchBenchmark.Options()
                 benchOptions.classes = classes
@@ -185,8 +183,6 @@ struct BenchCommand: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
-            // As `serve` does: the memory measured is the server's.
-            MallocTuning.apply()
             try await BenchCommand.report(options, label: "classtoday.bench.images", stage: "generating") { configuration, _, progress in
                 var benchOptions = ImageBenchmark.Options()
                 (benchOptions.files, benchOptions.width, benchOptions.height) = (files, width, height)
@@ -196,12 +192,14 @@ struct BenchCommand: AsyncParsableCommand {
         }
     }
 
-    /// Resolves the configuration and a logger labelled `label`, runs `benchmark` with a progress bar named `stage`,
-    /// and prints the report's lines.
+    /// Applies the server's allocator settings (``MallocTuning``, as `serve` does, so that the time and memory
+    /// measured are the server's), resolves the configuration and a logger labelled `label`, runs `benchmark` with a
+    /// progress bar named `stage`, and prints the report's lines.
     static func report(
         _ options: ServerOptions, label: String, stage: String,
         _ benchmark: (AppConfiguration, Logger, @escaping @Sendable (Int, Int) -> Void) async throws -> [String]
     ) async throws {
+        MallocTuning.apply()
         let configuration = try await options.resolve()
         var logger = Logger(label: label)
         logger.logLevel = configuration.logLevel

@@ -182,22 +182,25 @@ struct TSVectorClassIndex: ClassSearchIndex {
         for condition in conditions {
             listingConditions.append(" AND \(condition)")
         }
+        if let position {
+            // A window writes it as a row comparison, which no GIN index serves: `created_at < …` alone would be a
+            // second range of the GIN scan, over every older listing.
+            let after: SQLStatement = if case .window = read {
+                "(c.created_at, c.id COLLATE \"C\") < (\(position.createdAt), \(position.id))"
+            } else {
+                position.listingsAfter(.postgres)
+            }
+            listingConditions.append(" AND \(after)")
+        }
         // A walk reads `classes_by_recent` in its order; the other reads order by what no index yields.
         let order = if case .walking = read { "c.created_at DESC, c.id COLLATE \"C\" DESC" } else { "c.created_at DESC NULLS LAST, c.id COLLATE \"C\" DESC" }
         let listings: SQLStatement
         switch read {
         case .sorted:
-            if let position { listingConditions.append(" AND \(position.listingsAfter(.postgres))") }
             listings = "(SELECT * FROM classes c WHERE \(keywordCondition) OFFSET 0) c WHERE \(listingConditions)"
         case .walking(let most):
-            if let position { listingConditions.append(" AND \(position.listingsAfter(.postgres))") }
             listings = "(SELECT * FROM classes c WHERE \(listingConditions) ORDER BY \(raw: order) LIMIT \(most)) c WHERE \(keywordCondition)"
         case .window(let window):
-            if let position {
-                // A row comparison, which no GIN index serves: `created_at < …` alone would be a second range of the
-                // GIN scan, over every older listing.
-                listingConditions.append(" AND (c.created_at, c.id COLLATE \"C\") < (\(position.createdAt), \(position.id))")
-            }
             let newest: SQLStatement = position.map { "c.deleted_at IS NULL AND c.created_at <= \($0.createdAt)" } ?? "c.deleted_at IS NULL"
             listings = """
                 classes c WHERE \(keywordCondition) AND c.created_at >= COALESCE((SELECT c.created_at FROM classes c WHERE \(newest)
