@@ -72,11 +72,18 @@ class Server:
         raise RuntimeError("the server did not answer /health within 30 s")
 
     def stop(self):
-        """SIGTERM, and a clean exit required."""
+        """SIGTERM, and a clean exit required; a server still running 30 s later is killed and its log shown."""
         if self.process is None:
             return
         self.process.send_signal(signal.SIGTERM)
-        code = self.process.wait(timeout=30)
+        try:
+            code = self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+            log = (self.work / "server.log").read_text(errors="replace")
+            raise AssertionError(f"the server did not exit within 30 s of SIGTERM; the end of its log:\n{log[-4000:]}") from None
         self.process = None
         assert code == 0, f"the server exited with {code} after SIGTERM"
 
