@@ -5,7 +5,8 @@ import Logging
 import NIOCore
 
 /// A server child channel that adds, around `Base` (an HTTP/1 channel), what makes every connection end: a bounded
-/// lingering close (``LingeringCloseHandler``, first in the pipeline), an answer to a malformed first request
+/// lingering close (``LingeringCloseHandler``, first in the pipeline), an end when the server stops
+/// (``QuiescingHandler``, behind it), an answer to a malformed first request
 /// (``MalformedRequestHandler``, behind the HTTP/1 upgrade handler) and the router's own answer to a refused
 /// WebSocket upgrade (``UpgradeRefusalHandler``, behind it).
 struct HardenedHTTPChannel<Base: ServerChildChannel>: ServerChildChannel {
@@ -14,12 +15,14 @@ struct HardenedHTTPChannel<Base: ServerChildChannel>: ServerChildChannel {
     /// How long and how much a closing connection keeps reading.
     let lingering: LingeringCloseHandler.Limits
 
-    /// Sets `channel` up as `base` does, then adds the two handlers.
+    /// Sets `channel` up as `base` does, then adds the four handlers.
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Base.Value> {
         let lingering = lingering
         return base.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let pipeline = channel.pipeline.syncOperations
-            try pipeline.addHandler(LingeringCloseHandler(limits: lingering), position: .first)
+            let lingeringHandler = LingeringCloseHandler(limits: lingering)
+            try pipeline.addHandler(lingeringHandler, position: .first)
+            try pipeline.addHandler(QuiescingHandler(), position: .after(lingeringHandler))
             try pipeline.addHandler(MalformedRequestHandler())
             try pipeline.addHandler(UpgradeRefusalHandler())
             return value

@@ -4,10 +4,14 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import ServiceLifecycle
 import Synchronization
 import Testing
 @testable import ClassTodayServer
 
+/// A server told to stop (SIGTERM, in `serve`) finishes what it is answering, then ends every connection and exits,
+/// whatever state its connections are in. A browser keeps sockets it opened ahead of time and never used; those
+/// held the server's exit until the browser closed them.
 @Suite("Graceful shutdown")
 struct GracefulShutdownTests {
     @Test("shutting down lets an in-flight request finish before the server stops")
@@ -34,5 +38,133 @@ struct GracefulShutdownTests {
         let response = try await request.value
         #expect(response.status == .created)
         #expect(ContinuousClock.now - started < .seconds(30))
+    }
+
+    /// How long a stop may take when no connection is answering anything (far below the 10-second grace).
+    static let promptly = Duration.seconds(5)
+
+    @Test("a connection that never sent a byte is closed and the server stops")
+    func silentConnection() async throws {
+        try await RunningServer.run { server in
+            let exchange = try await RawConnection.connected(port: server.port, within: .seconds(30)) { _, inbound in
+                try await server.waitUntilAccepted()
+                await server.stop()
+                var exchange = RawExchange()
+                await exchange.receiveToEnd(inbound)
+                return exchange
+            }
+            #expect(exchange.sawEndOfStream, "the server kept a connection that had sent nothing")
+            #expect(exchange.received.isEmpty)
+            #expect(await server.hasStopped(within: Self.promptly))
+        }
+    }
+
+    @Test("a request half sent when the server stops is answered, then its connection is closed")
+    func halfSentRequest() async throws {
+        try await RunningServer.run { server in
+            let exchange = try await RawConnection.connected(port: server.port, within: .seconds(30)) { channel, inbound in
+                try await channel.writeAndFlush(ByteBuffer(string: "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n"))
+                try await server.waitUntilAccepted()
+                await server.stop()
+                let stopped = ContinuousClock.now
+                try await Task.sleep(for: .milliseconds(200))
+                try await channel.writeAndFlush(ByteBuffer(string: "\r\n"))
+                var exchange = RawExchange()
+                await exchange.receiveToEnd(inbound)
+                #expect(ContinuousClock.now - stopped < Self.promptly, "the connection was closed by the grace period, not after its answer")
+                return exchange
+            }
+            #expect(exchange.status == 200)
+            #expect(exchange.text.contains(#"{"status":"ok"}"#))
+            #expect(exchange.sawEndOfStream, "the answered connection was kept open")
+            #expect(await server.hasStopped(within: Self.promptly))
+        }
+    }
+
+    @Test("an idle keep-alive connection is closed and the server stops")
+    func idleKeepAlive() async throws {
+        try await RunningServer.run { server in
+            let exchange = try await RawConnection.connected(port: server.port, within: .seconds(30)) { channel, inbound in
+                try await channel.writeAndFlush(ByteBuffer(string: "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
+                var exchange = RawExchange()
+                var buffers = inbound.makeAsyncIterator()
+                while !exchange.text.contains(#"{"status":"ok"}"#), let buffer = try await buffers.next() {
+                    exchange.received += buffer.readableBytesView
+                }
+                await server.stop()
+                while let buffer = try await buffers.next() { exchange.received += buffer.readableBytesView }
+                exchange.sawEndOfStream = true
+                return exchange
+            }
+            #expect(exchange.status == 200)
+            #expect(exchange.sawEndOfStream)
+            #expect(await server.hasStopped(within: Self.promptly))
+        }
+    }
+}
+
+/// The real application on a free loopback port, in a service group the test stops when it chooses.
+final class RunningServer: Sendable {
+    /// The port it listens on.
+    let port: Int
+    private let group: ServiceGroup
+    private let stopped: Flag
+
+    /// Set once, when the service group's run returns.
+    final class Flag: Sendable {
+        private let value = Atomic(false)
+        var isSet: Bool { value.load(ordering: .acquiring) }
+        func set() { value.store(true, ordering: .releasing) }
+    }
+
+    private init(port: Int, group: ServiceGroup, stopped: Flag) {
+        self.port = port
+        self.group = group
+        self.stopped = stopped
+    }
+
+    /// Runs `body` with a started server; then stops it if `body` did not, and waits until it has stopped.
+    static func run(_ body: @Sendable (RunningServer) async throws -> Void) async throws {
+        let configuration = try TestServer.configuration()
+        defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
+        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        let environment = try await ServerEnvironment.open(configuration, logger: logger)
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let application = buildApplication(environment, logger: logger) { channel in
+            portContinuation.yield(channel.localAddress?.port ?? 0)
+        }
+        let group = ServiceGroup(configuration: .init(services: [application], gracefulShutdownSignals: [], logger: logger))
+        let stopped = Flag()
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask {
+                try await group.run()
+                stopped.set()
+            }
+            defer { tasks.addTask { await group.triggerGracefulShutdown() } }
+            var reported = ports.makeAsyncIterator()
+            let port = await reported.next() ?? 0
+            try #require(port > 0, "the server reported no port")
+            try await body(RunningServer(port: port, group: group, stopped: stopped))
+        }
+    }
+
+    /// Gives the server time to take a connection the kernel already accepted off its queue.
+    func waitUntilAccepted() async throws {
+        try await Task.sleep(for: .milliseconds(300))
+    }
+
+    /// Starts a graceful shutdown, as SIGTERM does in `serve`.
+    func stop() async {
+        await group.triggerGracefulShutdown()
+    }
+
+    /// Whether the server has stopped, waiting up to `limit` for it.
+    func hasStopped(within limit: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while !stopped.isSet, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return stopped.isSet
     }
 }

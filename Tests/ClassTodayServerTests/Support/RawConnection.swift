@@ -25,6 +25,16 @@ struct RawExchange: Sendable {
 
     /// The header block of the first response, lowercased.
     var headers: String { (text.components(separatedBy: "\r\n\r\n").first ?? "").lowercased() }
+
+    /// Adds what `inbound` yields until the server ends the stream (or the connection fails or is closed).
+    mutating func receiveToEnd(_ inbound: NIOAsyncChannelInboundStream<ByteBuffer>) async {
+        do {
+            for try await buffer in inbound { received += buffer.readableBytesView }
+            sawEndOfStream = true
+        } catch {
+            sawEndOfStream = false
+        }
+    }
 }
 
 /// A plain TCP client for requests no HTTP client would send, or would send more politely. Every exchange runs
@@ -41,12 +51,7 @@ enum RawConnection {
             } catch {
                 exchange.sendFailed = true
             }
-            do {
-                for try await buffer in inbound { exchange.received += buffer.readableBytesView }
-                exchange.sawEndOfStream = true
-            } catch {
-                exchange.sawEndOfStream = false
-            }
+            await exchange.receiveToEnd(inbound)
             return exchange
         }
     }
@@ -74,7 +79,7 @@ enum RawConnection {
 
     /// Runs `body` on a new connection to `127.0.0.1:port` that is closed after `limit`, and returns its exchange
     /// with ``RawExchange/timedOut`` set (an end of stream the time limit caused does not count as the server's).
-    private static func connected(
+    static func connected(
         port: Int, within limit: Duration,
         _ body: @Sendable (any Channel, NIOAsyncChannelInboundStream<ByteBuffer>) async throws -> RawExchange
     ) async throws -> RawExchange {
