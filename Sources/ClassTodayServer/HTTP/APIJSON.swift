@@ -57,10 +57,12 @@ public struct APIJSONEncoder: ResponseEncoder {
     public init() {}
 
     public func encode(_ value: some Encodable, from request: Request, context: some RequestContext) throws -> Response {
-        let data = try Self.encode(value)
-        var buffer = ByteBuffer()
-        buffer.writeBytes(data)
-        return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: buffer))
+        Self.response(body: ByteBuffer(data: try Self.encode(value)))
+    }
+
+    /// A 200 response with the JSON `body`.
+    static func response(body: ByteBuffer) -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
     }
 
     /// The JSON bytes of `value`.

@@ -2,8 +2,8 @@ import Foundation
 
 /// Writes the text of one JSON object, field by field, in the order written.
 ///
-/// For the chat frames and bus events that every message passes through several times, where `JSONEncoder`'s
-/// cost shows. Strings are escaped as ``APIJSONEncoder`` escapes them (quotes, backslashes and control
+/// For the chat frames and bus events that every message passes through several times, and the class objects of a
+/// page, where `JSONEncoder`'s cost shows. Strings are escaped as ``APIJSONEncoder`` escapes them (quotes, backslashes and control
 /// characters; slashes and non-ASCII text are written as they are), and dates are RFC 3339 as the API writes them.
 struct JSONObjectWriter {
     private var text = "{"
@@ -24,6 +24,19 @@ struct JSONObjectWriter {
     mutating func add(_ key: StaticString, _ value: some BinaryInteger) {
         startField(key)
         text += String(value)
+    }
+
+    /// An integer field; nil is written as `null`.
+    mutating func add(_ key: StaticString, _ value: Int?) {
+        startField(key)
+        if let value { text += String(value) } else { text += "null" }
+    }
+
+    /// A number field, written as `JSONEncoder` writes a `Double` (no `.0` on whole numbers). `value` is finite.
+    mutating func add(_ key: StaticString, _ value: Double) {
+        startField(key)
+        let number = value.description
+        text += number.hasSuffix(".0") ? number.dropLast(2) : Substring(number)
     }
 
     /// A boolean field.
@@ -55,6 +68,11 @@ struct JSONObjectWriter {
     mutating func add(_ key: StaticString, json: String) {
         startField(key)
         text += json
+    }
+
+    /// A JSON array of values already written as JSON text.
+    static func array(_ elements: [String]) -> String {
+        "[" + elements.joined(separator: ",") + "]"
     }
 
     /// The object's text.
@@ -97,4 +115,11 @@ struct JSONObjectWriter {
         }
         text += "\""
     }
+}
+
+/// A response object that writes its own JSON text, byte for byte what `APIJSONEncoder` writes for it: pages of such
+/// items are written with ``JSONObjectWriter`` instead of `JSONEncoder`.
+protocol JSONTextRepresentable: Encodable {
+    /// The object as JSON text.
+    var jsonText: String { get }
 }

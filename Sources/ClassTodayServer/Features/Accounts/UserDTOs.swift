@@ -187,12 +187,12 @@ struct ImageVariantLinks: Encodable, Equatable {
         full = ImageURL.path(for: imageId, variant: .full)
     }
 
-    /// The object as JSON text, for ``JSONObjectWriter``.
+    /// The object as JSON text, for ``JSONObjectWriter``: the bytes `APIJSONEncoder` writes (keys sorted).
     var jsonText: String {
         var object = JSONObjectWriter()
-        object.add("thumb", thumb)
         object.add("card", card)
         object.add("full", full)
+        object.add("thumb", thumb)
         return object.finish()
     }
 }
