@@ -48,6 +48,9 @@ struct GracefulShutdownTests {
     /// A connection the 10-second grace closes instead stays open seconds longer.
     static let closedWithAnswer = Duration.seconds(2)
 
+    /// The body of `/health`'s answer.
+    static let healthAnswer = #"{"status":"ok"}"#
+
     @Test("a connection that never sent a byte is closed and the server stops")
     func silentConnection() async throws {
         try await RunningServer.run { server in
@@ -64,52 +67,53 @@ struct GracefulShutdownTests {
         }
     }
 
-    @Test("a request half sent when the server stops is answered, then its connection is closed")
-    func halfSentRequest() async throws {
+    @Test("a request half sent when the server stops, or answered before it, gets its answer, then its connection is closed",
+          arguments: [StopMoment.whileTheRequestIsHalfSent, .onceAnswered])
+    func answeredThenClosed(moment: StopMoment) async throws {
         try await RunningServer.run { server in
-            let exchange = try await RawConnection.connected(port: server.port, within: .seconds(120)) { channel, inbound in
-                try await channel.writeAndFlush(ByteBuffer(string: "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n"))
-                try await server.waitUntilAccepted()
-                await server.stop()
-                try await Task.sleep(for: .milliseconds(200))
-                try await channel.writeAndFlush(ByteBuffer(string: "\r\n"))
-                var exchange = RawExchange()
-                var buffers = inbound.makeAsyncIterator()
-                while !exchange.text.contains(#"{"status":"ok"}"#), let buffer = try await buffers.next() {
-                    exchange.received += buffer.readableBytesView
-                }
-                let answered = ContinuousClock.now
-                while let buffer = try await buffers.next() { exchange.received += buffer.readableBytesView }
-                exchange.sawEndOfStream = true
-                #expect(ContinuousClock.now - answered < Self.closedWithAnswer, "the grace period closed the connection, not its answer")
-                return exchange
-            }
+            let (exchange, openAfterAnswer) = try await Self.health(server, stopping: moment)
             #expect(exchange.status == 200)
-            #expect(exchange.text.contains(#"{"status":"ok"}"#))
+            #expect(exchange.text.contains(Self.healthAnswer))
             #expect(exchange.sawEndOfStream, "the answered connection was kept open")
+            if moment == .whileTheRequestIsHalfSent {
+                #expect(openAfterAnswer < Self.closedWithAnswer, "the grace period closed the connection, not its answer")
+            }
             #expect(await server.hasStopped(within: Self.stopLimit))
         }
     }
 
-    @Test("an idle keep-alive connection is closed and the server stops")
-    func idleKeepAlive() async throws {
-        try await RunningServer.run { server in
-            let exchange = try await RawConnection.connected(port: server.port, within: .seconds(120)) { channel, inbound in
-                try await channel.writeAndFlush(ByteBuffer(string: "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
-                var exchange = RawExchange()
-                var buffers = inbound.makeAsyncIterator()
-                while !exchange.text.contains(#"{"status":"ok"}"#), let buffer = try await buffers.next() {
-                    exchange.received += buffer.readableBytesView
-                }
+    /// When ``health(_:stopping:)`` stops the server.
+    enum StopMoment: Sendable {
+        case whileTheRequestIsHalfSent
+        case onceAnswered
+    }
+
+    /// Asks `/health` on a raw connection, stops the server at `moment`, and reads until the server ends the stream;
+    /// also returns how long the connection stayed open after the answer arrived.
+    static func health(_ server: RunningServer, stopping moment: StopMoment) async throws -> (RawExchange, openAfterAnswer: Duration) {
+        let head = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        let openAfterAnswer = Mutex(Duration.zero)
+        let exchange = try await RawConnection.connected(port: server.port, within: .seconds(120)) { channel, inbound in
+            switch moment {
+            case .whileTheRequestIsHalfSent:
+                try await channel.writeAndFlush(ByteBuffer(string: head))
+                try await server.waitUntilAccepted()
                 await server.stop()
-                while let buffer = try await buffers.next() { exchange.received += buffer.readableBytesView }
-                exchange.sawEndOfStream = true
-                return exchange
+                try await Task.sleep(for: .milliseconds(200))
+                try await channel.writeAndFlush(ByteBuffer(string: "\r\n"))
+            case .onceAnswered:
+                try await channel.writeAndFlush(ByteBuffer(string: head + "\r\n"))
             }
-            #expect(exchange.status == 200)
-            #expect(exchange.sawEndOfStream)
-            #expect(await server.hasStopped(within: Self.stopLimit))
+            var exchange = RawExchange()
+            var buffers = inbound.makeAsyncIterator()
+            try await exchange.receive(until: healthAnswer, from: &buffers)
+            let answered = ContinuousClock.now
+            if moment == .onceAnswered { await server.stop() }
+            await exchange.receiveToEnd(&buffers)
+            openAfterAnswer.withLock { $0 = ContinuousClock.now - answered }
+            return exchange
         }
+        return (exchange, openAfterAnswer.withLock { $0 })
     }
 }
 

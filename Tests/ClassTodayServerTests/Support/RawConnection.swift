@@ -28,12 +28,23 @@ struct RawExchange: Sendable {
 
     /// Adds what `inbound` yields until the server ends the stream (or the connection fails or is closed).
     mutating func receiveToEnd(_ inbound: NIOAsyncChannelInboundStream<ByteBuffer>) async {
+        var buffers = inbound.makeAsyncIterator()
+        await receiveToEnd(&buffers)
+    }
+
+    /// Adds what `buffers` yields until the server ends the stream (or the connection fails or is closed).
+    mutating func receiveToEnd(_ buffers: inout NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator) async {
         do {
-            for try await buffer in inbound { received += buffer.readableBytesView }
+            while let buffer = try await buffers.next() { received += buffer.readableBytesView }
             sawEndOfStream = true
         } catch {
             sawEndOfStream = false
         }
+    }
+
+    /// Adds what `buffers` yields until the text received holds `expected` or the stream ends.
+    mutating func receive(until expected: String, from buffers: inout NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator) async throws {
+        while !text.contains(expected), let buffer = try await buffers.next() { received += buffer.readableBytesView }
     }
 }
 
