@@ -3,8 +3,9 @@ import Foundation
 /// Writes the text of one JSON object, field by field, in the order written.
 ///
 /// For the chat frames and bus events that every message passes through several times, and the class objects of a
-/// page, where `JSONEncoder`'s cost shows. Strings are escaped as ``APIJSONEncoder`` escapes them (quotes, backslashes and control
-/// characters; slashes and non-ASCII text are written as they are), and dates are RFC 3339 as the API writes them.
+/// page, where `JSONEncoder`'s cost shows. Strings are escaped as ``APIJSONEncoder`` escapes them (quotes, backslashes
+/// and control characters; slashes and non-ASCII text are written as they are), and dates are RFC 3339 as the API
+/// writes them.
 struct JSONObjectWriter {
     private var text = "{"
     private var empty = true

@@ -72,8 +72,8 @@ extension Page where Item == ClassView {
         response(uri: request.uri)
     }
 
-    /// The JSON body `GET /v1/classes` answers this page with (the class objects, encoded as every response is), for the
-    /// search benchmark's profile of a page.
+    /// The JSON body `GET /v1/classes` answers this page with (the class objects, written as the route writes them), for
+    /// the search benchmark's profile of a page.
     package func responseBody(uri: String) throws -> ByteBuffer {
         try response(uri: URI(uri)).body()
     }
