@@ -21,14 +21,8 @@ struct JSONObjectWriter {
         if let value { Self.appendString(value, to: &text) } else { text += "null" }
     }
 
-    /// An integer field.
-    mutating func add(_ key: StaticString, _ value: some BinaryInteger) {
-        startField(key)
-        text += String(value)
-    }
-
     /// An integer field; nil is written as `null`.
-    mutating func add(_ key: StaticString, _ value: Int?) {
+    mutating func add(_ key: StaticString, _ value: (some BinaryInteger)?) {
         startField(key)
         if let value { text += String(value) } else { text += "null" }
     }

@@ -8,20 +8,13 @@ import Testing
 /// `Encodable` forms the HTTP API uses for the same objects.
 @Suite("Chat frames and bus events as JSON")
 struct ChatFrameTests {
-    /// Characters that need escaping, Korean text, an emoji, a slash and plain ASCII.
-    static let alphabet: [Character] = ["\"", "\\", "\n", "\r", "\t", "\u{08}", "\u{0C}", "\u{01}", "\u{1F}", "/", "가", "힣", "😀", "a", " ", "<", "\u{7F}"]
-
-    static func randomText(_ random: inout SeededRandom) -> String {
-        String((0..<Int.random(in: 0...12, using: &random)).map { _ in alphabet.randomElement(using: &random)! })
-    }
-
     static func randomMessage(_ random: inout SeededRandom) -> ChatMessage {
         let hasImage = Bool.random(using: &random)
         return ChatMessage(
-            id: UUID().uuidString, roomId: randomText(&random), seq: Int.random(in: 1...1_000_000, using: &random),
-            senderId: randomText(&random), kind: hasImage ? .image : .text,
-            text: hasImage ? nil : randomText(&random), imageId: hasImage ? UUID().uuidString : nil,
-            clientId: Bool.random(using: &random) ? randomText(&random) : nil,
+            id: UUID().uuidString, roomId: random.awkwardText(), seq: Int.random(in: 1...1_000_000, using: &random),
+            senderId: random.awkwardText(), kind: hasImage ? .image : .text,
+            text: hasImage ? nil : random.awkwardText(), imageId: hasImage ? UUID().uuidString : nil,
+            clientId: Bool.random(using: &random) ? random.awkwardText() : nil,
             sentAt: Date(timeIntervalSince1970: Double.random(in: 0...4_000_000_000, using: &random)))
     }
 
@@ -40,7 +33,7 @@ struct ChatFrameTests {
     func strings() throws {
         var random = SeededRandom(seed: 41)
         for _ in 0..<500 {
-            let value = Self.randomText(&random)
+            let value = random.awkwardText()
             var writer = JSONObjectWriter()
             writer.add("value", value)
             writer.add("list", [value, ""])
@@ -112,7 +105,7 @@ struct ChatFrameTests {
         var random = SeededRandom(seed: 45)
         for _ in 0..<100 {
             let message = Self.randomMessage(&random)
-            let recipients = [Self.randomText(&random), Self.randomText(&random)]
+            let recipients = [random.awkwardText(), random.awkwardText()]
             let events: [PostgresChatBus.WireEvent] = [
                 .init(.message(message, recipients: recipients)),
                 .messageReference(roomId: message.roomId, seq: message.seq, recipients: recipients),

@@ -10,15 +10,8 @@ import Testing
 /// `APIJSONEncoder` writes for the same `Encodable` response, so that the two can never drift apart.
 @Suite("Class objects as JSON")
 struct ClassJSONTests {
-    /// Characters that need escaping, Korean text, an emoji, a slash and plain ASCII.
-    static let alphabet: [Character] = ["\"", "\\", "\n", "\t", "\u{01}", "\u{1F}", "/", "가", "힣", "😀", "a", " ", "<", "\u{7F}"]
-
     /// Numbers whose text is easy to get wrong: whole, tiny, huge, negative, long fractions.
     static let awkwardNumbers: [Double] = [0, -0.0, 1, -1, 0.1, 1e-7, 1.5e-5, 123_456_789.1, 1e15, 1e16, 2e21, -179.9999999, 4.333333333333333, 37.4842, 126.9297]
-
-    static func text(_ random: inout SeededRandom) -> String {
-        String((0..<Int.random(in: 0...10, using: &random)).map { _ in alphabet.randomElement(using: &random)! })
-    }
 
     static func number(_ random: inout SeededRandom, in range: ClosedRange<Double>) -> Double {
         Bool.random(using: &random) ? awkwardNumbers.randomElement(using: &random)! : Double.random(in: range, using: &random)
@@ -31,11 +24,11 @@ struct ClassJSONTests {
     static func randomView(_ random: inout SeededRandom) -> ClassView {
         let created = Date(timeIntervalSince1970: Double.random(in: 0...4_000_000_000, using: &random))
         let listing = ClassListing(
-            id: UUID().uuidString, type: ClassType.allCases.randomElement(using: &random)!, name: text(&random),
-            description: text(&random), days: Weekday.allCases.filter { _ in Bool.random(using: &random) },
-            time: maybe(&random) { text(&$0) }, place: maybe(&random) { text(&$0) },
+            id: UUID().uuidString, type: ClassType.allCases.randomElement(using: &random)!, name: random.awkwardText(),
+            description: random.awkwardText(), days: Weekday.allCases.filter { _ in Bool.random(using: &random) },
+            time: maybe(&random) { $0.awkwardText() }, place: maybe(&random) { $0.awkwardText() },
             location: maybe(&random) { GeoPoint(lat: number(&$0, in: -90...90), lon: number(&$0, in: -180...180)) },
-            keywordLocation: maybe(&random) { text(&$0) }, price: maybe(&random) { Int.random(in: 0...10_000_000, using: &$0) },
+            keywordLocation: maybe(&random) { $0.awkwardText() }, price: maybe(&random) { Int.random(in: 0...10_000_000, using: &$0) },
             priceUnit: PriceUnit.allCases.randomElement(using: &random)!, subjects: Subject.allCases.filter { _ in Int.random(in: 0..<8, using: &random) == 0 },
             targets: Target.allCases.filter { _ in Bool.random(using: &random) }, capacity: Int.random(in: 1...100, using: &random),
             status: ClassStatus.allCases.randomElement(using: &random)!, imageIds: (0..<Int.random(in: 0...3, using: &random)).map { _ in UUID().uuidString },
@@ -43,7 +36,7 @@ struct ClassJSONTests {
             updatedAt: created.addingTimeInterval(Double.random(in: 0...1e6, using: &random)),
             hiddenAt: maybe(&random) { _ in created })
         let writer = WriterSummary(
-            id: UUID().uuidString, nickname: text(&random), profileImageId: maybe(&random) { _ in UUID().uuidString },
+            id: UUID().uuidString, nickname: random.awkwardText(), profileImageId: maybe(&random) { _ in UUID().uuidString },
             rating: Rating(average: number(&random, in: 0...5), count: Int.random(in: 0...1_000, using: &random)))
         return ClassView(listing: listing, writer: writer, isFavorite: Bool.random(using: &random),
                          distance: maybe(&random) { number(&$0, in: 0...20_000_000) })

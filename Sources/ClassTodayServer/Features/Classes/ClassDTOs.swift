@@ -103,6 +103,16 @@ extension GeoPoint {
     }
 }
 
+extension Rating {
+    /// `{average, count}` as JSON text.
+    var jsonText: String {
+        var object = JSONObjectWriter()
+        object.add("average", average)
+        object.add("count", count)
+        return object.finish()
+    }
+}
+
 /// A user as shown next to what they wrote: `{id, nickname, profileImageUrl, profileImageVariants, rating}` (writers,
 /// room members).
 struct WriterResponse: Encodable {
@@ -126,10 +136,7 @@ struct WriterResponse: Encodable {
         object.add("nickname", nickname)
         object.add("profileImageUrl", profileImageUrl)
         object.add("profileImageVariants", json: profileImageVariants?.jsonText ?? "null")
-        var rating = JSONObjectWriter()
-        rating.add("average", self.rating.average)
-        rating.add("count", self.rating.count)
-        object.add("rating", json: rating.finish())
+        object.add("rating", json: rating.jsonText)
         return object.finish()
     }
 }
