@@ -65,6 +65,13 @@ struct JSONObjectWriter {
         text += json
     }
 
+    /// The text of an object whose fields `fields` writes.
+    static func object(_ fields: (inout JSONObjectWriter) -> Void) -> String {
+        var object = JSONObjectWriter()
+        fields(&object)
+        return object.finish()
+    }
+
     /// A JSON array of values already written as JSON text.
     static func array(_ elements: [String]) -> String {
         "[" + elements.joined(separator: ",") + "]"

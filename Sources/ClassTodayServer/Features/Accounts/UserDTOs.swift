@@ -188,11 +188,5 @@ struct ImageVariantLinks: Encodable, Equatable {
     }
 
     /// The object as JSON text, for ``JSONObjectWriter``: the bytes `APIJSONEncoder` writes (keys sorted).
-    var jsonText: String {
-        var object = JSONObjectWriter()
-        object.add("card", card)
-        object.add("full", full)
-        object.add("thumb", thumb)
-        return object.finish()
-    }
+    var jsonText: String { JSONObjectWriter.object { $0.add("card", card); $0.add("full", full); $0.add("thumb", thumb) } }
 }

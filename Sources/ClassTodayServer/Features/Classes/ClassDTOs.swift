@@ -85,32 +85,18 @@ extension ClassResponse: JSONTextRepresentable {
 extension ClassResponse.ImageLink {
     /// The object as JSON text, keys sorted.
     var jsonText: String {
-        var object = JSONObjectWriter()
-        object.add("id", id)
-        object.add("url", url)
-        object.add("variants", json: variants.jsonText)
-        return object.finish()
+        JSONObjectWriter.object { $0.add("id", id); $0.add("url", url); $0.add("variants", json: variants.jsonText) }
     }
 }
 
 extension GeoPoint {
     /// `{lat, lon}` as JSON text.
-    var jsonText: String {
-        var object = JSONObjectWriter()
-        object.add("lat", lat)
-        object.add("lon", lon)
-        return object.finish()
-    }
+    var jsonText: String { JSONObjectWriter.object { $0.add("lat", lat); $0.add("lon", lon) } }
 }
 
 extension Rating {
     /// `{average, count}` as JSON text.
-    var jsonText: String {
-        var object = JSONObjectWriter()
-        object.add("average", average)
-        object.add("count", count)
-        return object.finish()
-    }
+    var jsonText: String { JSONObjectWriter.object { $0.add("average", average); $0.add("count", count) } }
 }
 
 /// A user as shown next to what they wrote: `{id, nickname, profileImageUrl, profileImageVariants, rating}` (writers,
