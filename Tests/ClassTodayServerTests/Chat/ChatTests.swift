@@ -26,7 +26,7 @@ struct ChatTests {
         let configuration = try TestServer.configuration()
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
         let app = try await buildApplication(configuration, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
-        try await app.test(.live) { client in
+        try await app.runTest(.live) { client in
             let seller = try await client.signup(nickname: "선생님")
             let buyer = try await client.signup(nickname: "학생")
             let outsider = try await client.signup(nickname: "구경꾼")

@@ -24,8 +24,8 @@ struct TwoNodeChatTests {
         let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
         let nodeA = try await buildApplication(first, logger: logger)
         let nodeB = try await buildApplication(second, logger: logger)
-        try await nodeA.test(.live) { a in
-            try await nodeB.test(.live) { b in
+        try await nodeA.runTest(.live) { a in
+            try await nodeB.runTest(.live) { b in
                 try await body(a, b, try #require(first.databaseURL.flatMap { URL(string: $0)?.lastPathComponent }))
             }
         }

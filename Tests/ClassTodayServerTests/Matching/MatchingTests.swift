@@ -201,7 +201,7 @@ struct MatchingTests {
         let configuration = try TestServer.configuration()
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
         let app = try await buildApplication(configuration, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
-        try await app.test(.live) { client in
+        try await app.runTest(.live) { client in
             let (watcher, _) = try await client.signup()
             let (teacher, _) = try await client.signup()
             let invalid = try await client.send(.post, "/v1/alerts", json: ["lat": 91, "lon": 0, "radius": 60000, "q": "!!"], token: watcher)

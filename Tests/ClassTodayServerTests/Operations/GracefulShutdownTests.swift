@@ -22,7 +22,7 @@ struct GracefulShutdownTests {
         let app = try await buildApplication(configuration, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
         let inFlight = Mutex<Task<TestClient.Response, any Error>?>(nil)
         let started = ContinuousClock.now
-        try await app.test(.live) { client in
+        try await app.runTest(.live) { client in
             let port = try #require(client.port)
             let body = ByteBuffer(string: #"{"email":"drain@example.com","password":"password123","nickname":"drain"}"#)
             let request = Task {

@@ -261,8 +261,8 @@ struct TwoNodePushTests {
             let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
             let nodeA = try await buildApplication(first, logger: logger)
             let nodeB = try await buildApplication(second, logger: logger)
-            try await nodeA.test(.live) { a in
-                try await nodeB.test(.live) { b in
+            try await nodeA.runTest(.live) { a in
+                try await nodeB.runTest(.live) { b in
                     let (seller, buyer, roomId) = try await a.sellerBuyerRoom()
                     try await b.registerDevice(apnsToken(), as: buyer.token)
                     try await b.registerDevice("fcm:two-nodes_1", platform: "android", as: buyer.token)

@@ -100,7 +100,7 @@ final class StandInProvider: Sendable {
             return Self.json(["resultcode": "00", "message": "success", "response": profile])
         }
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        return try await app.test(.live) { client in try await body(try #require(client.port)) }
+        return try await app.runTest(.live) { client in try await body(try #require(client.port)) }
     }
 
     private static func json(_ object: Any, status: HTTPResponse.Status = .ok) -> Response {

@@ -79,7 +79,24 @@ enum TestServer {
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
         let environment = try await ServerEnvironment.open(configuration, logger: logger)
-        return try await buildApplication(environment, logger: logger).test(setup) { client in try await body(environment, client) }
+        return try await buildApplication(environment, logger: logger).runTest(setup) { client in try await body(environment, client) }
+    }
+}
+
+extension ApplicationProtocol {
+    /// Runs `test` as HummingbirdTesting's `test(_:_:)` does, except that a test that throws (a failed `#require`)
+    /// still stops a live server gracefully before its error is rethrown. HummingbirdTesting cancels a live server
+    /// when its test throws, and the cancelled server never finished: the whole test run hung instead of reporting the
+    /// failure.
+    func runTest<Value>(_ setup: TestingSetup, _ test: @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
+        let outcome = try await self.test(setup) { client in
+            do {
+                return Result<Value, any Error>.success(try await test(client))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try outcome.get()
     }
 }
 
