@@ -46,6 +46,11 @@ public struct AppConfiguration: Sendable {
     public var unattachedImageGrace: Duration = .seconds(24 * 3600)
     /// How often background clean-up (expired sessions, unreferenced images) runs.
     public var cleanupInterval: Duration = .seconds(3600)
+    /// How long a connection may stay idle, with no request arriving and none being answered, before it is closed:
+    /// a new connection's first request head must arrive whole within it, and so must the next request or the next
+    /// part of a body. Longer than a proxy's own idle timeout for its upstream connections (nginx: 60 s), so that the
+    /// proxy, not the server, ends an idle upstream connection. WebSocket connections are kept alive by pings instead.
+    public var idleConnectionTimeout: Duration = .seconds(75)
     /// The banned-words list (see `config/banned-words.txt` for its format), reread when it changes.
     public var bannedWordsPath: String = "./config/banned-words.txt"
     /// How long at least between two checks of the banned-words file's modification time; zero checks on every use.
@@ -77,8 +82,8 @@ extension AppConfiguration {
     /// `migrationsDir`, `logLevel`, `limits.bodyBytes` (CLASSTODAY_LIMITS_BODY_BYTES), `limits.imageBytes`,
     /// `limits.imagePixels`, `images.variantConcurrency`,
     /// `rateLimit` (per minute, 0 = off), `authRateLimit`, `bcrypt.cost`, `tokens.lifetimeSeconds`,
-    /// `sqlite.durableCommits`, `images.unattachedGraceSeconds`, `cleanup.intervalSeconds`, `bannedWords.path`
-    /// (CLASSTODAY_BANNED_WORDS_PATH), `bannedWords.checkSeconds`, `terms.version` (CLASSTODAY_TERMS_VERSION),
+    /// `sqlite.durableCommits`, `images.unattachedGraceSeconds`, `cleanup.intervalSeconds`, `connections.idleSeconds`,
+    /// `bannedWords.path` (CLASSTODAY_BANNED_WORDS_PATH), `bannedWords.checkSeconds`, `terms.version` (CLASSTODAY_TERMS_VERSION),
     /// `tokens.refreshLifetimeSeconds`, the sign-in providers' `signIn.*` (``SignInSettings/init(reader:)``) and push
     /// notifications' `push.*` (``PushSettings/init(reader:)``).
     public init(reader: ConfigReader) throws {
@@ -106,6 +111,7 @@ extension AppConfiguration {
         config.durableCommits = reader.bool(forKey: "sqlite.durableCommits", default: config.durableCommits)
         config.unattachedImageGrace = .seconds(reader.int(forKey: "images.unattachedGraceSeconds", default: 24 * 3600))
         config.cleanupInterval = .seconds(reader.int(forKey: "cleanup.intervalSeconds", default: 3600))
+        config.idleConnectionTimeout = .seconds(reader.int(forKey: "connections.idleSeconds", default: 75))
         config.bannedWordsPath = reader.string(forKey: "bannedWords.path", default: config.bannedWordsPath)
         config.bannedWordsCheckInterval = .seconds(reader.int(forKey: "bannedWords.checkSeconds", default: 2))
         config.termsVersion = reader.string(forKey: "terms.version", default: config.termsVersion)
@@ -131,6 +137,9 @@ extension AppConfiguration {
             throw ConfigurationError.invalid(key: "images.unattachedGraceSeconds", reason: "must not be negative")
         }
         guard cleanupInterval > .zero else { throw ConfigurationError.invalid(key: "cleanup.intervalSeconds", reason: "must be positive") }
+        guard idleConnectionTimeout > .zero else {
+            throw ConfigurationError.invalid(key: "connections.idleSeconds", reason: "must be positive")
+        }
         guard tokenLifetime > .zero else { throw ConfigurationError.invalid(key: "tokens.lifetimeSeconds", reason: "must be positive") }
         guard refreshTokenLifetime > .zero else {
             throw ConfigurationError.invalid(key: "tokens.refreshLifetimeSeconds", reason: "must be positive")

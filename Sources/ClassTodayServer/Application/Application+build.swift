@@ -154,7 +154,8 @@ public func buildApplication(
         router: router,
         server: .hardenedHTTP1WebSocketUpgrade(
             webSocketRouter: router,
-            webSocket: .init(maxFrameSize: ChatSession.maximumFrameSize, autoPing: .enabled(timePeriod: .seconds(30)))),
+            webSocket: .init(maxFrameSize: ChatSession.maximumFrameSize, autoPing: .enabled(timePeriod: .seconds(30))),
+            idleTimeout: configuration.idleConnectionTimeout),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "classtoday", backlog: 4096),
         services: environment.storageServices + [
             hub,

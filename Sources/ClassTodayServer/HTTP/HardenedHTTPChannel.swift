@@ -6,24 +6,26 @@ import NIOCore
 
 /// A server child channel that adds, around `Base` (an HTTP/1 channel), what makes every connection end: a bounded
 /// lingering close (``LingeringCloseHandler``, first in the pipeline), an end when the server stops
-/// (``QuiescingHandler``, behind it), an answer to a malformed first request
-/// (``MalformedRequestHandler``, behind the HTTP/1 upgrade handler) and the router's own answer to a refused
+/// (``QuiescingHandler``, behind it), an answer to a malformed first request and a deadline for the first request
+/// head (``FirstRequestHandler``, behind the HTTP/1 upgrade handler) and the router's own answer to a refused
 /// WebSocket upgrade (``UpgradeRefusalHandler``, behind it).
 struct HardenedHTTPChannel<Base: ServerChildChannel>: ServerChildChannel {
     /// The channel this one adds to.
     let base: Base
+    /// How long a new connection may take to send its first request head.
+    let firstRequestDeadline: TimeAmount
     /// How long and how much a closing connection keeps reading.
     let lingering: LingeringCloseHandler.Limits
 
     /// Sets `channel` up as `base` does, then adds the four handlers.
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Base.Value> {
-        let lingering = lingering
+        let (lingering, firstRequestDeadline) = (lingering, firstRequestDeadline)
         return base.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let pipeline = channel.pipeline.syncOperations
             let lingeringHandler = LingeringCloseHandler(limits: lingering)
             try pipeline.addHandler(lingeringHandler, position: .first)
             try pipeline.addHandler(QuiescingHandler(), position: .after(lingeringHandler))
-            try pipeline.addHandler(MalformedRequestHandler())
+            try pipeline.addHandler(FirstRequestHandler(deadline: firstRequestDeadline))
             try pipeline.addHandler(UpgradeRefusalHandler())
             return value
         }
@@ -39,17 +41,25 @@ extension HTTPServerBuilder {
     /// HTTP/1.1 with WebSocket upgrades routed by `webSocketRouter`, where every connection ends cleanly: a malformed
     /// request gets a 400, a response that leaves its request body unread (or that asks to close) ends the connection
     /// (``CloseAfterResponseHandler``), and each end is a lingering close bounded by `lingering`.
+    ///
+    /// A connection is closed once it has been idle for `idleTimeout` with nothing being answered: before its first
+    /// request head is whole (``FirstRequestHandler``), between requests and between the parts of a request body
+    /// (Hummingbird's idle timeout). A request the server is still answering keeps its connection; an upgraded
+    /// WebSocket is kept alive by its pings instead.
     static func hardenedHTTP1WebSocketUpgrade(
         webSocketRouter: Router<AppRequestContext>, webSocket: WebSocketServerConfiguration,
-        lingering: LingeringCloseHandler.Limits = .init()
+        idleTimeout: Duration, lingering: LingeringCloseHandler.Limits = .init()
     ) -> HTTPServerBuilder {
         let webSocketResponder = webSocketRouter.buildResponder()
+        let idleTimeout = TimeAmount(idleTimeout)
         return HTTPServerBuilder { responder in
             HardenedHTTPChannel(
                 base: HTTP1WebSocketUpgradeChannel(
                     responder: responder, webSocketResponder: webSocketResponder,
-                    configuration: .init(http1: .init(additionalChannelHandlers: [CloseAfterResponseHandler()]), ws: webSocket)),
-                lingering: lingering)
+                    configuration: .init(
+                        http1: .init(additionalChannelHandlers: [CloseAfterResponseHandler()], idleTimeout: idleTimeout),
+                        ws: webSocket)),
+                firstRequestDeadline: idleTimeout, lingering: lingering)
         }
     }
 }

@@ -58,12 +58,9 @@ final class QuiescingHandler: ChannelInboundHandler, RemovableChannelHandler {
         cancelDeadline()
     }
 
-    /// Closes the connection, first telling the handlers behind that the input ended, so that an upgrade still
-    /// waiting for its request ends quietly, as when a client hangs up.
     private func close(context: ChannelHandlerContext) {
         cancelDeadline()
-        context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
-        context.close(promise: nil)
+        context.closeAsIfInputEnded()
     }
 
     private func cancelDeadline() {

@@ -54,6 +54,16 @@ struct AppConfigurationTests {
         }
     }
 
+    @Test("the idle timeout of connections is 75 seconds unless set, and must be positive")
+    func idleConnectionTimeout() async throws {
+        #expect(try await AppConfiguration.resolve(flags: [:], environment: [:], configFile: nil).idleConnectionTimeout == .seconds(75))
+        let environment = ["CLASSTODAY_CONNECTIONS_IDLE_SECONDS": "20"]
+        #expect(try await AppConfiguration.resolve(flags: [:], environment: environment, configFile: nil).idleConnectionTimeout == .seconds(20))
+        await #expect(throws: ConfigurationError.invalid(key: "connections.idleSeconds", reason: "must be positive")) {
+            try await AppConfiguration.resolve(flags: [:], environment: ["CLASSTODAY_CONNECTIONS_IDLE_SECONDS": "0"], configFile: nil)
+        }
+    }
+
     @Test("database URLs", arguments: [
         ("sqlite:///var/lib/ct/db.sqlite", DatabaseLocation.sqlite(path: "/var/lib/ct/db.sqlite")),
         ("sqlite://relative.sqlite", DatabaseLocation.sqlite(path: "relative.sqlite")),
