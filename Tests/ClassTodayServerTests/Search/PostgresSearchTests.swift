@@ -157,6 +157,30 @@ struct PostgresSearchTests {
         Self.logger.info("postgres search property test", metadata: ["nonEmpty": "\(nonEmpty)", "worstDistanceError": "\(worstDistanceError)"])
     }
 
+    @Test("a circle page without a keyword is one statement the nearest-first GiST index answers in its order; with a keyword it walks cells")
+    func nearestIndexPlan() async throws {
+        let store = try await Self.openStore()
+        defer { store.close() }
+        var circle = ClassSearch()
+        circle.circle = .init(center: GeoPoint(lat: 37.48, lon: 126.93), radius: 5000)
+        circle.subjects = [.math]
+        circle.sort = .distance
+        var withKeyword = circle
+        withKeyword.keyword = SearchTokenizer.query("요가")
+        for (search, usesNearestIndex) in [(circle, true), (withKeyword, false)] {
+            let statement = try #require(SQLClassSearch(search: search, page: PageRequest(limit: 20), viewerId: nil, dialect: .postgres)
+                .firstStatement())
+            // An empty table is cheapest to scan; without that choice, only an order the index yields avoids a sort.
+            let plan: [String] = try await store.database.transaction { db in
+                try await db.execute("SET LOCAL enable_seqscan = off")
+                return try await db.rows(SQLStatement(sql: "EXPLAIN " + statement.sql, values: statement.values)).map { try $0["QUERY PLAN"] }
+            }
+            let ordered = plan.contains { $0.contains("Index Scan using classes_by_earth") } && plan.contains { $0.contains("Order By:") }
+            #expect(ordered == usesNearestIndex, "\(plan.joined(separator: "\n"))")
+            #expect(!plan.contains { $0.contains("Sort") } || !usesNearestIndex, "\(plan.joined(separator: "\n"))")
+        }
+    }
+
     @Test("a listing reads back as written; errors, favourites and writer pages behave as on SQLite")
     func repositoryBasics() async throws {
         let store = try await Self.openStore()

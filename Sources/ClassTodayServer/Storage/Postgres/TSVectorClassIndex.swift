@@ -70,6 +70,21 @@ struct TSVectorClassIndex: ClassSearchIndex {
 
     var rangeHint: String { "" }
 
+    /// The GiST index `classes_by_earth` (migration 0015) over `ll_to_earth(lat, lon)`, a point in 3-D space on a
+    /// sphere of radius `earth()`: the straight-line distance between two such points ascends with their great-circle
+    /// distance, and the index reads the listings nearest a point first (`<->`), within the cube around it
+    /// (`earth_box`) that holds the circle. The sphere's radius is not ``Haversine/earthRadiusMeters``: the box's radius
+    /// is the circle's angle on it, and the floor is the angle of a listing's nearness on ours.
+    func nearestOrder(within circle: ClassSearch.Circle) -> NearestOrder? {
+        let center: SQLStatement = "ll_to_earth(\(circle.center.lat)::float8, \(circle.center.lon)::float8)"
+        let earthRadius = String(Haversine.earthRadiusMeters)
+        let nearness: SQLStatement = "(ll_to_earth(c.lat, c.lon) <-> \(center))"
+        return NearestOrder(
+            nearness: nearness,
+            within: "earth_box(\(center), \(circle.radius + 1)::float8 / \(raw: earthRadius)::float8 * earth()) @> ll_to_earth(c.lat, c.lon)",
+            distanceFloor: "(sec_to_gc(\(nearness)) / earth() * \(raw: earthRadius)::float8)")
+    }
+
     /// The walk's cell statements are prepared (``SQLStatement/isRepeated``) and keep one plan for the rest of the
     /// read: planning a cell's statement for its values took longer than running it. The page's listings, read last,
     /// are a prepared statement too (``ClassViewQuery``), whose one plan fits every page.

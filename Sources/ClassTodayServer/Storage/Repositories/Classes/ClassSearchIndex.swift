@@ -22,6 +22,9 @@ protocol ClassSearchIndex: Sendable {
     func prepareWalk(_ db: any SQLExecutor) async throws
     /// Placed after `classes c` in a search statement that geohash ranges drive (an index hint), or empty.
     var rangeHint: String { get }
+    /// The backend's own index order of listings by nearness to `circle`'s centre, when it has one: a search by
+    /// distance without a keyword then reads its page in that order instead of walking cells. Nil walks.
+    func nearestOrder(within circle: ClassSearch.Circle) -> NearestOrder?
 
     /// One read of the walk behind relevance order: the listings satisfying `conditions` (over `classes c`) whose
     /// tokens hold `keyword`'s index condition, or their name's alone with `nameOnly`, newest first (`created_at`,
@@ -45,6 +48,8 @@ protocol ClassSearchIndex: Sendable {
 extension ClassSearchIndex {
     func prepareWalk(_ db: any SQLExecutor) async throws {}
 
+    func nearestOrder(within circle: ClassSearch.Circle) -> NearestOrder? { nil }
+
     func newest(
         _ keyword: SearchQuery, nameOnly: Bool, district: String?, columns: SQLStatement, conditions: [SQLStatement],
         after position: RecencyPosition?, limit: Int, _ db: any SQLExecutor
@@ -52,6 +57,21 @@ extension ClassSearchIndex {
         try await db.rows(newestStatement(keyword, nameOnly: nameOnly, district: district, columns: columns, conditions: conditions,
                                           after: position, limit: limit))
     }
+}
+
+/// An index's order of listings by nearness to a point (``ClassSearchIndex/nearestOrder(within:)``), each expression
+/// over `classes c`.
+struct NearestOrder {
+    /// Ascends as the great-circle distance from the point does, and an index reads listings in its order.
+    let nearness: SQLStatement
+    /// Holds for every listing within the circle, and for some beyond it; the index narrows its read with it.
+    let within: SQLStatement
+    /// The great-circle distance in metres of a point whose ``nearness`` is the listing's, to within floating point:
+    /// no listing read later in the order is nearer than this (less ``margin``).
+    let distanceFloor: SQLStatement
+    /// How far the computed ``distanceFloor`` and the exact distance may differ, in metres: far more than floating
+    /// point's error over the largest circle, far less than any two listings' distances tell apart.
+    static let margin = 0.001
 }
 
 /// A place in newest-first order: the creation time and id of the last listing seen.

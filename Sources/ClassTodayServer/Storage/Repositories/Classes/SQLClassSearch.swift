@@ -8,11 +8,12 @@ import Foundation
 /// (``ClassViewQuery/views(ids:viewerId:_:)``), so that writer, images and favourite flags are looked up for the
 /// page only, never for every candidate.
 ///
-/// Nearest-first searches walk the circle's geohash cells nearest first (``NearestCellWalk``): a cell the backend's
-/// index finds crowded (``ClassSearchIndex/cell(_:keyword:_:)``) is split into its children, any other is read with
-/// one one-range statement, and the walk stops once the page holds listings nearer than the next cell can offer. A
-/// dense city is read in small cells around the centre, a sparse region in large ones, and neither reads the whole
-/// circle.
+/// Nearest-first searches without a keyword read their page in one statement when the backend's index has its own
+/// nearest-first order (``ClassSearchIndex/nearestOrder(within:)``: PostgreSQL's). Others walk the circle's geohash
+/// cells nearest first (``NearestCellWalk``): a cell the backend's index finds crowded
+/// (``ClassSearchIndex/cell(_:keyword:_:)``) is split into its children, any other is read with one one-range
+/// statement, and the walk stops once the page holds listings nearer than the next cell can offer. A dense city is
+/// read in small cells around the centre, a sparse region in large ones, and neither reads the whole circle.
 ///
 /// Keywords: the index's condition selects a superset of the matches; when ``SearchQuery/needsVerification`` the
 /// candidates are confirmed by the index's SQL when it has some, or else here with ``SearchQuery/matches(_:)-(String)``,
@@ -59,8 +60,12 @@ package struct SQLClassSearch {
     private func runScoped(_ db: any SQLExecutor) async throws -> Page<ClassView> {
         let keys: [Key]
         if search.sort == .distance, let circle = search.circle {
-            try await index.prepareWalk(db)
-            keys = try await nearestFirst(db, circle: circle)
+            if let order = nearestOrder {
+                keys = try await nearestByIndex(db, order: order)
+            } else {
+                try await index.prepareWalk(db)
+                keys = try await nearestFirst(db, circle: circle)
+            }
         } else if search.sort == .relevance, let keyword = search.keyword {
             keys = try await byRelevance(db, keyword: keyword)
         } else {
@@ -128,6 +133,35 @@ package struct SQLClassSearch {
             }
         }
         return keys.finish()
+    }
+
+    /// The index's own nearest-first order for this search, when the backend has one and the search has no keyword
+    /// (whose own index finds its few hits faster than an order over every listing).
+    private var nearestOrder: NearestOrder? {
+        guard search.keyword == nil, let circle = search.circle else { return nil }
+        return index.nearestOrder(within: circle)
+    }
+
+    /// The keys of a nearest-first page read in the index's order (``ClassSearchIndex/nearestOrder(within:)``) in one
+    /// statement. The order ascends with the exact distance but is computed apart from it, so the page is final only
+    /// once a listing read after it cannot be nearer than the page's (its ``NearestOrder/distanceFloor``): the
+    /// statement reads one listing more than the page wants. When that does not settle the page, or the viewer may
+    /// not see some of the listings read, it is read again with four times the limit.
+    ///
+    /// The statement is planned for its values each time (not prepared): planned once for any centre, PostgreSQL
+    /// evaluated the centre's terms for every listing, and the read took several times longer than planning it.
+    private func nearestByIndex(_ db: any SQLExecutor, order: NearestOrder) async throws -> [Key] {
+        let wanted = page.limit + 1
+        var limit = wanted + 1
+        while true {
+            guard let statement = statement(ranges: nil, limit: limit, after: startPosition, keyword: nil, nearest: order) else { return [] }
+            let rows = try await db.rows(statement)
+            var keys = NearestFirstPage<Key>(wanted: wanted, distance: { $0.distance ?? 0 }, id: \.id)
+            keys.add(try rows.map { try Key(row: $0, sort: search.sort) }.filter { accepts($0, confirming: nil) })
+            guard rows.count == limit, let floor: Double = try rows.last?["distance_floor"] else { return keys.finish() }
+            if keys.settle(before: floor - NearestOrder.margin) { return keys.finish() }
+            limit *= 4
+        }
     }
 
     /// Up to `limit` keys of a walk's cell that satisfy everything, after the cursor, read in one statement
@@ -218,7 +252,9 @@ package struct SQLClassSearch {
     /// relevance); nil when nothing can match.
     func firstStatement() -> SQLStatement? {
         let ranges = coveringRanges
-        if search.sort == .distance, let circle = search.circle {
+        if search.sort == .distance, let order = nearestOrder {
+            return statement(ranges: nil, limit: page.limit + 1, after: nil, keyword: nil, nearest: order)
+        } else if search.sort == .distance, let circle = search.circle {
             return cellStatement(Geohash(circle.center, precision: 6), limit: page.limit + 1)?.0
         } else if search.sort == .relevance, let keyword = search.keyword {
             guard let area = areaConditions(ranges: ranges) else { return nil }
@@ -323,10 +359,10 @@ package struct SQLClassSearch {
     /// sort order; nil when nothing can match. `restriction` replaces the keyword's index condition (a cell's hits,
     /// ``CellCandidates/restriction``); without `gate`, a condition on no listing, the statement's `LIMIT` is 0, which
     /// both backends check before reading a row; `withText` selects name and description instead of confirming a
-    /// keyword in SQL.
+    /// keyword in SQL; `nearest` orders the statement by the index's nearness instead (selecting `distance_floor`).
     private func statement(
         ranges: [GeohashRange]?, limit: Int, after position: Position?, keyword clause: KeywordClause?,
-        restriction: SQLStatement? = nil, gate: SQLStatement? = nil, withText: Bool = false
+        restriction: SQLStatement? = nil, gate: SQLStatement? = nil, withText: Bool = false, nearest: NearestOrder? = nil
     ) -> SQLStatement? {
         guard let area = areaConditions(ranges: ranges) else { return nil }
         var columns: SQLStatement = blockedWriters.isEmpty ? "c.id, c.created_at" : "c.id, c.created_at, c.writer_id"
@@ -336,6 +372,10 @@ package struct SQLClassSearch {
         if let distance = area.distance {
             columns.append(", \(distance) AS distance")
             outer.append("k.distance <= \(area.radius)")
+        }
+        if let nearest {
+            conditions.append(nearest.within)
+            columns.append(", \(nearest.nearness) AS nearness, \(nearest.distanceFloor) AS distance_floor")
         }
         if let keyword = search.keyword {
             if let restriction {
@@ -363,11 +403,12 @@ package struct SQLClassSearch {
             }
         }
         let limitClause: SQLStatement = gate.map { "CASE WHEN \($0) THEN \(limit) ELSE 0 END" } ?? "\(limit)"
+        let order: SQLStatement = nearest == nil ? "\(raw: key)\(raw: direction), k.id \(raw: dialect.byteOrder)\(raw: direction)" : "k.nearness"
         return """
             SELECT * FROM (SELECT \(columns) FROM classes c \(raw: hint)
                 WHERE \(joined(["c.deleted_at IS NULL"] + conditions, " AND "))) k
             WHERE \(outer.isEmpty ? "1 = 1" : joined(outer, " AND "))
-            ORDER BY \(raw: key)\(raw: direction), k.id \(raw: dialect.byteOrder)\(raw: direction) LIMIT \(limitClause)
+            ORDER BY \(order) LIMIT \(limitClause)
             """
     }
 
