@@ -136,7 +136,7 @@ package struct SQLClassSearch {
     }
 
     /// The index's own nearest-first order for this search, when the backend has one and the search has no keyword
-    /// (whose own index finds its few hits faster than an order over every listing).
+    /// (a keyword search walks cells, reading each cell's hits from the keyword index).
     private var nearestOrder: NearestOrder? {
         guard search.keyword == nil, let circle = search.circle else { return nil }
         return index.nearestOrder(within: circle)
