@@ -3,12 +3,13 @@ import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import NIOHTTP1
 
 /// A server child channel that adds, around `Base` (an HTTP/1 channel), what makes every connection end: a bounded
 /// lingering close (``LingeringCloseHandler``, first in the pipeline), an end when the server stops
-/// (``QuiescingHandler``, behind it), an answer to a malformed first request and a deadline for the first request
-/// head (``FirstRequestHandler``, behind the HTTP/1 upgrade handler) and the router's own answer to a refused
-/// WebSocket upgrade (``UpgradeRefusalHandler``, behind it).
+/// (``QuiescingHandler``, behind it), a deadline for the first request head (``RequestHeadDeadlineHandler``, behind
+/// the HTTP/1 parser), an answer to a malformed first request (``MalformedRequestHandler``, behind the HTTP/1 upgrade
+/// handler) and the router's own answer to a refused WebSocket upgrade (``UpgradeRefusalHandler``, behind it).
 struct HardenedHTTPChannel<Base: ServerChildChannel>: ServerChildChannel {
     /// The channel this one adds to.
     let base: Base
@@ -17,7 +18,7 @@ struct HardenedHTTPChannel<Base: ServerChildChannel>: ServerChildChannel {
     /// How long and how much a closing connection keeps reading.
     let lingering: LingeringCloseHandler.Limits
 
-    /// Sets `channel` up as `base` does, then adds the four handlers.
+    /// Sets `channel` up as `base` does, then adds the five handlers.
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Base.Value> {
         let (lingering, firstRequestDeadline) = (lingering, firstRequestDeadline)
         return base.setup(channel: channel, logger: logger).flatMapThrowing { value in
@@ -25,7 +26,9 @@ struct HardenedHTTPChannel<Base: ServerChildChannel>: ServerChildChannel {
             let lingeringHandler = LingeringCloseHandler(limits: lingering)
             try pipeline.addHandler(lingeringHandler, position: .first)
             try pipeline.addHandler(QuiescingHandler(), position: .after(lingeringHandler))
-            try pipeline.addHandler(FirstRequestHandler(deadline: firstRequestDeadline))
+            let parser = try pipeline.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try pipeline.addHandler(RequestHeadDeadlineHandler(deadline: firstRequestDeadline), position: .after(parser.handler))
+            try pipeline.addHandler(MalformedRequestHandler())
             try pipeline.addHandler(UpgradeRefusalHandler())
             return value
         }
@@ -43,7 +46,7 @@ extension HTTPServerBuilder {
     /// (``CloseAfterResponseHandler``), and each end is a lingering close bounded by `lingering`.
     ///
     /// A connection is closed once it has been idle for `idleTimeout` with nothing being answered: before its first
-    /// request head is whole (``FirstRequestHandler``), between requests and between the parts of a request body
+    /// request head is whole (``RequestHeadDeadlineHandler``), between requests and between the parts of a request body
     /// (Hummingbird's idle timeout). A request the server is still answering keeps its connection; an upgraded
     /// WebSocket is kept alive by its pings instead.
     static func hardenedHTTP1WebSocketUpgrade(
