@@ -83,9 +83,9 @@ extension AppConfiguration {
     /// `limits.imagePixels`, `images.variantConcurrency`,
     /// `rateLimit` (per minute, 0 = off), `authRateLimit`, `bcrypt.cost`, `tokens.lifetimeSeconds`,
     /// `sqlite.durableCommits`, `images.unattachedGraceSeconds`, `cleanup.intervalSeconds`, `connections.idleSeconds`,
-    /// `bannedWords.path` (CLASSTODAY_BANNED_WORDS_PATH), `bannedWords.checkSeconds`,
-    /// `terms.version` (CLASSTODAY_TERMS_VERSION), `tokens.refreshLifetimeSeconds`, the sign-in providers' `signIn.*` (``SignInSettings/init(reader:)``) and push
-    /// notifications' `push.*` (``PushSettings/init(reader:)``).
+    /// `bannedWords.path` (CLASSTODAY_BANNED_WORDS_PATH), `bannedWords.checkSeconds`, `terms.version`
+    /// (CLASSTODAY_TERMS_VERSION), `tokens.refreshLifetimeSeconds`, the sign-in providers' `signIn.*`
+    /// (``SignInSettings/init(reader:)``) and push notifications' `push.*` (``PushSettings/init(reader:)``).
     public init(reader: ConfigReader) throws {
         var config = AppConfiguration()
         config.host = reader.string(forKey: "host", default: config.host)
