@@ -28,31 +28,22 @@ final class RequestHeadDeadlineHandler: ChannelInboundHandler, RemovableChannelH
         }
     }
 
+    /// Called once the head has passed, and when the connection closes: the timer goes with the handler.
     func handlerRemoved(context: ChannelHandlerContext) {
-        cancelTimer()
+        timer?.cancel()
+        timer = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         context.fireChannelRead(data)
         guard !timedOut else { return }
-        cancelTimer()
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        cancelTimer()
-        context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // A head cut short by the deadline's close is no malformed request to answer.
         guard !timedOut else { return }
         context.fireErrorCaught(error)
-    }
-
-    private func cancelTimer() {
-        timer?.cancel()
-        timer = nil
     }
 }
 
