@@ -152,7 +152,7 @@ package struct SQLClassSearch {
     /// evaluated the centre's terms for every listing, and the read took several times longer than planning it.
     private func nearestByIndex(_ db: any SQLExecutor, order: NearestOrder) async throws -> [Key] {
         let wanted = page.limit + 1
-        var limit = wanted + 1
+        var limit = firstNearestLimit
         while true {
             guard let statement = statement(ranges: nil, limit: limit, after: startPosition, keyword: nil, nearest: order) else { return [] }
             let rows = try await db.rows(statement)
@@ -163,6 +163,10 @@ package struct SQLClassSearch {
             limit *= 4
         }
     }
+
+    /// How many listings ``nearestByIndex(_:order:)`` reads first: the page, its extra key that says there is more,
+    /// and one listing whose floor settles them.
+    private var firstNearestLimit: Int { page.limit + 2 }
 
     /// Up to `limit` keys of a walk's cell that satisfy everything, after the cursor, read in one statement
     /// (``cellStatement(_:limit:)``); nil when the cell is crowded.
@@ -253,7 +257,7 @@ package struct SQLClassSearch {
     func firstStatement() -> SQLStatement? {
         let ranges = coveringRanges
         if search.sort == .distance, let order = nearestOrder {
-            return statement(ranges: nil, limit: page.limit + 1, after: nil, keyword: nil, nearest: order)
+            return statement(ranges: nil, limit: firstNearestLimit, after: nil, keyword: nil, nearest: order)
         } else if search.sort == .distance, let circle = search.circle {
             return cellStatement(Geohash(circle.center, precision: 6), limit: page.limit + 1)?.0
         } else if search.sort == .relevance, let keyword = search.keyword {
