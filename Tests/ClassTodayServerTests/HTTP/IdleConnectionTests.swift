@@ -18,10 +18,6 @@ struct IdleConnectionTests {
     /// The idle timeout these tests run the server with.
     static let timeout = Duration.seconds(2)
 
-    /// A request for `/health` on a kept-alive connection, and the end of its answer.
-    static let health = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-    static let healthAnswer = #"{"status":"ok"}"#
-
     /// Runs `body` with a live server whose idle timeout is `idleTimeout` (``timeout`` unless told), and its port.
     static func withServer(
         idleTimeout: Duration = timeout, bcryptCost: Int? = nil, _ body: @Sendable (Int, any TestClientProtocol) async throws -> Void
@@ -55,7 +51,7 @@ struct IdleConnectionTests {
             // Without a deadline for the head, the lines keep coming until the client's own 60-second limit.
             let exchange = try await RawConnection.connected(port: port, within: .seconds(60)) { channel, inbound in
                 let trickle = Task {
-                    try await channel.writeAndFlush(ByteBuffer(string: "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n"))
+                    try await channel.writeAndFlush(ByteBuffer(string: RawConnection.healthHead))
                     for line in 0..<250 {
                         try await Task.sleep(for: .milliseconds(200))
                         try await channel.writeAndFlush(ByteBuffer(string: "X-Slow-\(line): 1\r\n"))
@@ -76,7 +72,7 @@ struct IdleConnectionTests {
         try await Self.withServer { port, _ in
             let asked = ContinuousClock.now
             let exchange = try await RawConnection.connected(port: port, within: .seconds(60)) { channel, inbound in
-                try await channel.writeAndFlush(ByteBuffer(string: Self.health))
+                try await channel.writeAndFlush(ByteBuffer(string: RawConnection.healthRequest))
                 var exchange = RawExchange()
                 await exchange.receiveToEnd(inbound)
                 return exchange
@@ -93,10 +89,10 @@ struct IdleConnectionTests {
         try await Self.withServer { port, _ in
             let requests = 9
             let exchange = try await RawConnection.connected(port: port, within: .seconds(60)) { channel, inbound in
-                Self.send(Array(repeating: ByteBuffer(string: Self.health), count: requests), every: .milliseconds(300), on: channel)
+                Self.send(Array(repeating: ByteBuffer(string: RawConnection.healthRequest), count: requests), every: .milliseconds(300), on: channel)
                 var exchange = RawExchange()
                 var buffers = inbound.makeAsyncIterator()
-                while Self.answers(in: exchange) < requests {
+                while RawConnection.healthAnswers(in: exchange.text) < requests {
                     guard let buffer = try await buffers.next() else {
                         exchange.sawEndOfStream = true
                         break
@@ -106,7 +102,7 @@ struct IdleConnectionTests {
                 return exchange
             }
             #expect(!exchange.sawEndOfStream, "a connection in use was closed")
-            #expect(Self.answers(in: exchange) == requests)
+            #expect(RawConnection.healthAnswers(in: exchange.text) == requests)
         }
     }
 
@@ -168,10 +164,5 @@ struct IdleConnectionTests {
         for (index, buffer) in buffers.enumerated() {
             channel.eventLoop.scheduleTask(in: interval * Int64(index)) { channel.writeAndFlush(buffer, promise: nil) }
         }
-    }
-
-    /// How many `/health` answers `exchange` holds.
-    static func answers(in exchange: RawExchange) -> Int {
-        exchange.text.components(separatedBy: healthAnswer).count - 1
     }
 }

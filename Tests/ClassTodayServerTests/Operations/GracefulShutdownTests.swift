@@ -48,9 +48,6 @@ struct GracefulShutdownTests {
     /// A connection the 10-second grace closes instead stays open seconds longer.
     static let closedWithAnswer = Duration.seconds(2)
 
-    /// The body of `/health`'s answer.
-    static let healthAnswer = #"{"status":"ok"}"#
-
     @Test("a connection that never sent a byte is closed and the server stops")
     func silentConnection() async throws {
         try await RunningServer.run { server in
@@ -73,7 +70,7 @@ struct GracefulShutdownTests {
         try await RunningServer.run { server in
             let (exchange, openAfterAnswer) = try await Self.health(server, stopping: moment)
             #expect(exchange.status == 200)
-            #expect(exchange.text.contains(Self.healthAnswer))
+            #expect(exchange.text.contains(RawConnection.healthAnswer))
             #expect(exchange.sawEndOfStream, "the answered connection was kept open")
             if moment == .whileTheRequestIsHalfSent {
                 #expect(openAfterAnswer < Self.closedWithAnswer, "the grace period closed the connection, not its answer")
@@ -91,22 +88,21 @@ struct GracefulShutdownTests {
     /// Asks `/health` on a raw connection, stops the server at `moment`, and reads until the server ends the stream;
     /// also returns how long the connection stayed open after the answer arrived.
     static func health(_ server: RunningServer, stopping moment: StopMoment) async throws -> (RawExchange, openAfterAnswer: Duration) {
-        let head = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         let openAfterAnswer = Mutex(Duration.zero)
         let exchange = try await RawConnection.connected(port: server.port, within: .seconds(120)) { channel, inbound in
             switch moment {
             case .whileTheRequestIsHalfSent:
-                try await channel.writeAndFlush(ByteBuffer(string: head))
+                try await channel.writeAndFlush(ByteBuffer(string: RawConnection.healthHead))
                 try await server.waitUntilAccepted()
                 await server.stop()
                 try await Task.sleep(for: .milliseconds(200))
                 try await channel.writeAndFlush(ByteBuffer(string: "\r\n"))
             case .onceAnswered:
-                try await channel.writeAndFlush(ByteBuffer(string: head + "\r\n"))
+                try await channel.writeAndFlush(ByteBuffer(string: RawConnection.healthRequest))
             }
             var exchange = RawExchange()
             var buffers = inbound.makeAsyncIterator()
-            try await exchange.receive(until: healthAnswer, from: &buffers)
+            try await exchange.receive(until: RawConnection.healthAnswer, from: &buffers)
             let answered = ContinuousClock.now
             if moment == .onceAnswered { await server.stop() }
             await exchange.receiveToEnd(&buffers)

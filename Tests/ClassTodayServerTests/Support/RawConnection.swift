@@ -119,6 +119,18 @@ enum RawConnection {
         try await exchange(port: port, sending: [ByteBuffer(bytes: request)], within: limit)
     }
 
+    /// A `GET /health` request head on a kept-alive connection, without the blank line that ends it.
+    static let healthHead = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+    /// A whole `GET /health` request.
+    static let healthRequest = healthHead + "\r\n"
+    /// The body of `/health`'s answer.
+    static let healthAnswer = #"{"status":"ok"}"#
+
+    /// How many answers of `/health` `text` holds.
+    static func healthAnswers(in text: String) -> Int {
+        text.components(separatedBy: healthAnswer).count - 1
+    }
+
     /// A request head announcing `contentLength` bytes of JSON body to `path`.
     static func postHead(_ path: String, contentLength: Int, connectionClose: Bool) -> ByteBuffer {
         ByteBuffer(string: "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
