@@ -67,5 +67,7 @@ struct SQLSeamTests {
     @Test("PostgreSQL placeholders are numbered in order, skipping quoted text")
     func placeholders() {
         #expect(PostgresDatabase.numberPlaceholders("SELECT ? , '?', \"a?\", ?") == "SELECT $1 , '?', \"a?\", $2")
+        #expect(PostgresDatabase.numberPlaceholders("SELECT '수학?', ? AS 기타, ?", typedAs: [.text("ㅅㅎ"), .real(1)])
+                == "SELECT '수학?', $1::text AS 기타, $2::float8")
     }
 }

@@ -162,30 +162,31 @@ public struct PostgresDatabase: SQLDatabase {
     /// `sql` with its `?` placeholders numbered `$1`, `$2`, ... (a `?` inside a quoted literal or name stays), each
     /// cast to the type of its value in `values` when given (`$1::int8`; a NULL's type is left to the server).
     static func numberPlaceholders(_ sql: String, typedAs values: [SQLValue]? = nil) -> String {
-        var result = ""
+        // Bytes, not characters: the marks are ASCII, which no byte of a multi-byte UTF-8 character equals.
+        var result: [UInt8] = []
         result.reserveCapacity(sql.utf8.count + 16)
         var number = 0
-        var quote: Character?
-        for character in sql {
+        var quote: UInt8?
+        for byte in sql.utf8 {
             if let open = quote {
-                if character == open { quote = nil }
-                result.append(character)
-            } else if character == "'" || character == "\"" {
-                quote = character
-                result.append(character)
-            } else if character == "?" {
+                if byte == open { quote = nil }
+                result.append(byte)
+            } else if byte == UInt8(ascii: "'") || byte == UInt8(ascii: "\"") {
+                quote = byte
+                result.append(byte)
+            } else if byte == UInt8(ascii: "?") {
                 number += 1
-                result += "$\(number)"
+                result.append(contentsOf: "$\(number)".utf8)
                 switch values?[number - 1] {
-                case .integer: result += "::int8"
-                case .real: result += "::float8"
-                case .text: result += "::text"
+                case .integer: result.append(contentsOf: "::int8".utf8)
+                case .real: result.append(contentsOf: "::float8".utf8)
+                case .text: result.append(contentsOf: "::text".utf8)
                 case .null, nil: break
                 }
             } else {
-                result.append(character)
+                result.append(byte)
             }
         }
-        return result
+        return String(decoding: result, as: UTF8.self)
     }
 }
