@@ -75,13 +75,18 @@ struct TSVectorClassIndex: ClassSearchIndex {
     /// distance, and the index reads the listings nearest a point first (`<->`), within the cube around it
     /// (`earth_box`) that holds the circle. The sphere's radius is not ``Haversine/earthRadiusMeters``: the box's radius
     /// is the circle's angle on it, and the floor is the angle of a listing's nearness on ours.
+    ///
+    /// The centre's point and the box are each computed once per run, in a sub-select (an InitPlan), so that the
+    /// statement keeps one plan for any circle (``SQLStatement/isRepeated``): written as expressions of the bound
+    /// values, a plan kept for any values evaluated them for every listing it read.
     func nearestOrder(within circle: ClassSearch.Circle) -> NearestOrder? {
         let center: SQLStatement = "ll_to_earth(\(circle.center.lat)::float8, \(circle.center.lon)::float8)"
         let earthRadius = String(Haversine.earthRadiusMeters)
-        let nearness: SQLStatement = "(ll_to_earth(c.lat, c.lon) <-> \(center))"
+        let nearness: SQLStatement = "(ll_to_earth(c.lat, c.lon) <-> (SELECT \(center)))"
+        let box: SQLStatement = "(SELECT earth_box(\(center), \(circle.radius + 1)::float8 / \(raw: earthRadius)::float8 * earth()))"
         return NearestOrder(
             nearness: nearness,
-            within: "earth_box(\(center), \(circle.radius + 1)::float8 / \(raw: earthRadius)::float8 * earth()) @> ll_to_earth(c.lat, c.lon)",
+            within: "\(box) @> ll_to_earth(c.lat, c.lon)",
             distanceFloor: "(sec_to_gc(\(nearness)) / earth() * \(raw: earthRadius)::float8)")
     }
 

@@ -97,9 +97,7 @@ public struct SQLClassRepository: ClassRepository {
     }
 
     public func search(_ search: ClassSearch, viewerId: String?, page: PageRequest) async throws -> Page<ClassView> {
-        try await database.read { db in
-            try await SQLClassSearch(search: search, page: page, viewerId: viewerId, dialect: db.dialect).run(db)
-        }
+        try await SQLClassSearch(search: search, page: page, viewerId: viewerId, dialect: database.dialect).run(on: database)
     }
 
     public func upgradeKeywordIndex(batchSize: Int) async throws -> Int {

@@ -8,9 +8,9 @@ import Foundation
 /// (``ClassViewQuery/views(ids:viewerId:_:)``), so that writer, images and favourite flags are looked up for the
 /// page only, never for every candidate.
 ///
-/// Nearest-first searches without a keyword read their page in one statement when the backend's index has its own
-/// nearest-first order (``ClassSearchIndex/nearestOrder(within:)``: PostgreSQL's). Others walk the circle's geohash
-/// cells nearest first (``NearestCellWalk``): a cell the backend's index finds crowded
+/// Nearest-first searches without a keyword read their page, listings and all, in one statement when the backend's
+/// index has its own nearest-first order (``ClassSearchIndex/nearestOrder(within:)``: PostgreSQL's). Others walk the
+/// circle's geohash cells nearest first (``NearestCellWalk``): a cell the backend's index finds crowded
 /// (``ClassSearchIndex/cell(_:keyword:_:)``) is split into its children, any other is read with one one-range
 /// statement, and the walk stops once the page holds listings nearer than the next cell can offer. A dense city is
 /// read in small cells around the centre, a sparse region in large ones, and neither reads the whole circle.
@@ -46,8 +46,17 @@ package struct SQLClassSearch {
     /// The ordering name cursors of this search carry.
     private var ordering: String { search.sort.rawValue }
 
-    /// Runs the search on `db` (one snapshot: inside ``SQLDatabase/read(_:)``).
+    /// Runs the search on `database`: in one snapshot (``SQLDatabase/read(_:)``), unless the backend's index reads the
+    /// page in its order (``nearestOrder``), whose page is one statement, listings and all, and needs no snapshot of its
+    /// own.
+    package func run(on database: any SQLDatabase) async throws -> Page<ClassView> {
+        if nearestOrder != nil { return try await run(database) }
+        return try await database.read { db in try await run(db) }
+    }
+
+    /// Runs the search on `db` (one snapshot: inside ``SQLDatabase/read(_:)``, but for a page the index orders).
     package func run(_ db: any SQLExecutor) async throws -> Page<ClassView> {
+        if let order = nearestOrder { return try await pageByIndex(db, order: order) }
         var scoped = self
         if let viewerId { scoped.blockedWriters = Set(try await BlockSQL.counterparts(of: viewerId, db)) }
         return try await scoped.runScoped(db)
@@ -60,12 +69,8 @@ package struct SQLClassSearch {
     private func runScoped(_ db: any SQLExecutor) async throws -> Page<ClassView> {
         let keys: [Key]
         if search.sort == .distance, let circle = search.circle {
-            if let order = nearestOrder {
-                keys = try await nearestByIndex(db, order: order)
-            } else {
-                try await index.prepareWalk(db)
-                keys = try await nearestFirst(db, circle: circle)
-            }
+            try await index.prepareWalk(db)
+            keys = try await nearestFirst(db, circle: circle)
         } else if search.sort == .relevance, let keyword = search.keyword {
             keys = try await byRelevance(db, keyword: keyword)
         } else {
@@ -135,36 +140,50 @@ package struct SQLClassSearch {
         return keys.finish()
     }
 
-    /// The index's own nearest-first order for this search, when the backend has one and the search has no keyword
-    /// (a keyword search walks cells, reading each cell's hits from the keyword index).
+    /// The index's own nearest-first order for this search, when the backend has one and the search reads a circle by
+    /// distance without a keyword (a keyword search walks cells, reading each cell's hits from the keyword index).
     private var nearestOrder: NearestOrder? {
-        guard search.keyword == nil, let circle = search.circle else { return nil }
+        guard search.sort == .distance, search.keyword == nil, let circle = search.circle else { return nil }
         return index.nearestOrder(within: circle)
     }
 
-    /// The keys of a nearest-first page read in the index's order (``ClassSearchIndex/nearestOrder(within:)``) in one
-    /// statement. The order ascends with the exact distance but is computed apart from it, so the page is final only
-    /// once a listing read after it cannot be nearer than the page's (its ``NearestOrder/distanceFloor``): the
-    /// statement reads one listing more than the page wants. When that does not settle the page, or the viewer may
-    /// not see some of the listings read, it is read again with four times the limit.
-    ///
-    /// The statement is planned for its values each time (not prepared): planned once for any centre, PostgreSQL
-    /// evaluated the centre's terms for every listing, and the read took several times longer than planning it.
-    private func nearestByIndex(_ db: any SQLExecutor, order: NearestOrder) async throws -> [Key] {
-        let wanted = page.limit + 1
+    /// A nearest-first page read in the index's order (``ClassSearchIndex/nearestOrder(within:)``), keys and listings in
+    /// one statement (``nearestStatement(_:limit:after:)``). The order ascends with the exact distance but is computed
+    /// apart from it, so the page is final only once a listing read after it cannot be nearer than the page's (its
+    /// ``NearestOrder/distanceFloor``): the statement reads one listing more than the page wants. When that does not
+    /// settle the page, it is read again with four times the limit, each read whole in itself.
+    private func pageByIndex(_ db: any SQLExecutor, order: NearestOrder) async throws -> Page<ClassView> {
         var limit = firstNearestLimit
         while true {
-            guard let statement = statement(ranges: nil, limit: limit, after: startPosition, keyword: nil, nearest: order) else { return [] }
+            guard let statement = nearestStatement(order, limit: limit, after: startPosition) else { return Page(items: [], nextCursor: nil) }
             let rows = try await db.rows(statement)
-            var keys = NearestFirstPage<Key>(wanted: wanted, distance: { $0.distance ?? 0 }, id: \.id)
-            keys.add(try rows.map { try Key(row: $0, sort: search.sort) }.filter { accepts($0, confirming: nil) })
-            guard rows.count == limit, let floor: Double = try rows.last?["distance_floor"] else { return keys.finish() }
-            if keys.settle(before: floor - NearestOrder.margin) { return keys.finish() }
-            limit *= 4
+            var keys = NearestFirstPage<Key>(wanted: page.limit + 1, distance: { $0.distance ?? 0 }, id: \.id)
+            keys.add(try rows.map { try Key(row: $0, sort: search.sort) })
+            let floor: Double? = rows.count == limit ? try rows.last?["distance_floor"] : nil
+            if let floor, !keys.settle(before: floor - NearestOrder.margin) {
+                limit *= 4
+                continue
+            }
+            let pageKeys = keys.finish()
+            let ids = Set(pageKeys.prefix(page.limit).map(\.id))
+            return self.page(of: pageKeys, views: try rows.filter { ids.contains(try $0["id"]) }.map(ClassView.init(row:)))
         }
     }
 
-    /// How many listings ``nearestByIndex(_:order:)`` reads first: the page, its extra key that says there is more,
+    /// The statement of ``pageByIndex(_:order:)``: up to `limit` listings after `position` in the index's order, each
+    /// with its distance and ``NearestOrder/distanceFloor``, as the viewer sees them
+    /// (``ClassViewQuery/select(viewerId:_:extraColumns:join:where:orderBy:limit:moderated:)``); nil when nothing can
+    /// match. It is repeated (``SQLStatement/isRepeated``): PostgreSQL parses it once per connection and keeps a plan
+    /// for any values, where parsing and planning it for its values took longer than running it.
+    private func nearestStatement(_ order: NearestOrder, limit: Int, after position: Position?) -> SQLStatement? {
+        guard let keys = statement(ranges: nil, limit: limit, after: position, keyword: nil, nearest: order) else { return nil }
+        var statement = ClassViewQuery.select(viewerId: viewerId, dialect, extraColumns: ", k.distance, k.distance_floor",
+                                              join: "JOIN (\(keys)) k ON k.id = c.id", where: "1 = 1", orderBy: "k.nearness")
+        statement.isRepeated = true
+        return statement
+    }
+
+    /// How many listings ``pageByIndex(_:order:)`` reads first: the page, its extra key that says there is more,
     /// and one listing whose floor settles them.
     private var firstNearestLimit: Int { page.limit + 2 }
 
@@ -215,8 +234,12 @@ package struct SQLClassSearch {
 
     /// The page of listings for the keys (fetched with `limit + 1`: the extra key only says there is more).
     private func views(for keys: [Key], _ db: any SQLExecutor) async throws -> Page<ClassView> {
+        page(of: keys, views: try await ClassViewQuery.views(ids: keys.prefix(page.limit).map(\.id), viewerId: viewerId, db))
+    }
+
+    /// The page of `keys` (fetched with `limit + 1`), each with its listing among `fetched` (those missing left out).
+    private func page(of keys: [Key], views fetched: [ClassView]) -> Page<ClassView> {
         let visible = Array(keys.prefix(page.limit))
-        let fetched = try await ClassViewQuery.views(ids: visible.map(\.id), viewerId: viewerId, db)
         let byId = Dictionary(fetched.map { ($0.listing.id, $0) }, uniquingKeysWith: { first, _ in first })
         let items = visible.compactMap { key in
             byId[key.id].map { ClassView(listing: $0.listing, writer: $0.writer, isFavorite: $0.isFavorite, distance: key.distance) }
@@ -256,8 +279,8 @@ package struct SQLClassSearch {
     /// relevance); nil when nothing can match.
     func firstStatement() -> SQLStatement? {
         let ranges = coveringRanges
-        if search.sort == .distance, let order = nearestOrder {
-            return statement(ranges: nil, limit: firstNearestLimit, after: nil, keyword: nil, nearest: order)
+        if let order = nearestOrder {
+            return nearestStatement(order, limit: firstNearestLimit, after: nil)
         } else if search.sort == .distance, let circle = search.circle {
             return cellStatement(Geohash(circle.center, precision: 6), limit: page.limit + 1)?.0
         } else if search.sort == .relevance, let keyword = search.keyword {
@@ -379,6 +402,8 @@ package struct SQLClassSearch {
         }
         if let nearest {
             conditions.append(nearest.within)
+            // The page's one statement: the viewer's blocks are left out here, not in Swift (``blockedWriters``).
+            if let viewerId { conditions.append("NOT \(BlockSQL.between("\(viewerId)", "c.writer_id"))") }
             columns.append(", \(nearest.nearness) AS nearness, \(nearest.distanceFloor) AS distance_floor")
         }
         if let keyword = search.keyword {
