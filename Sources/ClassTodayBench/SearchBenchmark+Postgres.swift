@@ -7,7 +7,7 @@ import PostgresNIO
 
 extension SearchBenchmark {
     /// The benchmark's queries answered by PostgreSQL on the same dataset, each right after SQLite answered it:
-    /// the server's search (through the repository, one read-only transaction per query) and a full scan.
+    /// the server's search (through the repository, as the server runs it) and a full scan.
     struct PostgresSample {
         let store: PostgresStore
         let limit: Int
@@ -71,7 +71,7 @@ extension SearchBenchmark {
             var lines = [
                 "",
                 "PostgreSQL: the same dataset and queries, each answered right after SQLite in this run",
-                "(the server's search through the repository, one read-only transaction per query; "
+                "(the server's search through the repository: a circle page in one statement, other searches in one read-only transaction; "
                     + "full scan: \(fullScanQueries) runs per kind, index scans off)",
                 "",
                 "kind                      SQLite p50  SQLite p99     PG p50     PG p99  PG full-scan p50  PG scan/PG  PG/SQLite  pages differing",
