@@ -14,10 +14,12 @@ package enum ClassViewQuery {
     /// Listings not deleted that `condition` selects, as `viewerId` sees them (none of a writer who blocked them or
     /// whom they blocked), with `extraColumns` and `join`ed tables, in `order` (a fixed text), at most `limit` of them.
     /// Hidden listings and those of suspended writers are left out unless `viewerId` wrote them or `moderated` is
-    /// false (operators).
+    /// false (operators). The listings come from `source`, named `c`: the `classes` table, or a statement selecting
+    /// ``listingColumns`` and `deleted_at` from it.
     static func select(
-        viewerId: String?, _ dialect: SQLDialect, extraColumns: String = "", join: SQLStatement = "",
-        where condition: SQLStatement, orderBy order: String? = nil, limit: Int? = nil, moderated: Bool = true
+        viewerId: String?, _ dialect: SQLDialect, from source: SQLStatement = "classes c", extraColumns: String = "",
+        join: SQLStatement = "", where condition: SQLStatement, orderBy order: String? = nil, limit: Int? = nil,
+        moderated: Bool = true
     ) -> SQLStatement {
         let images = dialect.jsonArray(of: "ci.image_id", from: "class_images ci WHERE ci.class_id = c.id", orderBy: "ci.position")
         var statement: SQLStatement = """
@@ -25,7 +27,7 @@ package enum ClassViewQuery {
                 u.rating_sum AS writer_rating_sum, u.rating_count AS writer_rating_count,
                 EXISTS(SELECT 1 FROM favorites vf WHERE vf.class_id = c.id AND vf.user_id = \(viewerId)) AS is_favorite,
                 \(raw: images) AS image_ids\(raw: extraColumns)
-            FROM classes c JOIN users u ON u.id = c.writer_id \(join)
+            FROM \(source) JOIN users u ON u.id = c.writer_id \(join)
             WHERE c.deleted_at IS NULL AND (\(condition))
             """
         if let viewerId {
@@ -66,7 +68,7 @@ package enum ClassViewQuery {
 }
 
 extension ClassView {
-    /// Decodes a row of ``ClassViewQuery/select(viewerId:_:extraColumns:join:where:orderBy:limit:)``.
+    /// Decodes a row of ``ClassViewQuery/select(viewerId:_:from:extraColumns:join:where:orderBy:limit:moderated:)``.
     init(row: SQLRow) throws {
         let listing = try ClassListing(row: row)
         let writer = WriterSummary(id: listing.writerId, nickname: try row["writer_nickname"], profileImageId: try row["writer_image_id"],

@@ -172,13 +172,13 @@ package struct SQLClassSearch {
 
     /// The statement of ``pageByIndex(_:order:)``: up to `limit` listings after `position` in the index's order, each
     /// with its distance and ``NearestOrder/distanceFloor``, as the viewer sees them
-    /// (``ClassViewQuery/select(viewerId:_:extraColumns:join:where:orderBy:limit:moderated:)``); nil when nothing can
-    /// match. It is repeated (``SQLStatement/isRepeated``): PostgreSQL parses it once per connection and keeps a plan
+    /// (``ClassViewQuery/select(viewerId:_:from:extraColumns:join:where:orderBy:limit:moderated:)``, over the listings
+    /// the index read, whose whole rows it selects); nil when nothing can match. It is repeated (``SQLStatement/isRepeated``): PostgreSQL parses it once per connection and keeps a plan
     /// for any values, where parsing and planning it for its values took longer than running it.
     private func nearestStatement(_ order: NearestOrder, limit: Int, after position: Position?) -> SQLStatement? {
         guard let keys = statement(ranges: nil, limit: limit, after: position, keyword: nil, nearest: order) else { return nil }
-        var statement = ClassViewQuery.select(viewerId: viewerId, dialect, extraColumns: ", k.distance, k.distance_floor",
-                                              join: "JOIN (\(keys)) k ON k.id = c.id", where: "1 = 1", orderBy: "k.nearness")
+        var statement = ClassViewQuery.select(viewerId: viewerId, dialect, from: "(\(keys)) c", extraColumns: ", c.distance, c.distance_floor",
+                                              where: "1 = 1", orderBy: "c.nearness")
         statement.isRepeated = true
         return statement
     }
@@ -392,7 +392,13 @@ package struct SQLClassSearch {
         restriction: SQLStatement? = nil, gate: SQLStatement? = nil, withText: Bool = false, nearest: NearestOrder? = nil
     ) -> SQLStatement? {
         guard let area = areaConditions(ranges: ranges) else { return nil }
-        var columns: SQLStatement = blockedWriters.isEmpty ? "c.id, c.created_at" : "c.id, c.created_at, c.writer_id"
+        var columns: SQLStatement
+        if nearest != nil {
+            // The page's one statement (``nearestStatement(_:limit:after:)``) reads the listings' whole rows here.
+            columns = "\(raw: ClassViewQuery.listingColumns), c.deleted_at"
+        } else {
+            columns = blockedWriters.isEmpty ? "c.id, c.created_at" : "c.id, c.created_at, c.writer_id"
+        }
         var conditions = filterConditions + area.conditions
         var outer: [SQLStatement] = []
         var hint = ranges == nil ? "" : index.rangeHint
