@@ -173,8 +173,9 @@ package struct SQLClassSearch {
     /// The statement of ``pageByIndex(_:order:)``: up to `limit` listings after `position` in the index's order, each
     /// with its distance and ``NearestOrder/distanceFloor``, as the viewer sees them
     /// (``ClassViewQuery/select(viewerId:_:from:extraColumns:join:where:orderBy:limit:moderated:)``, over the listings
-    /// the index read, whose whole rows it selects); nil when nothing can match. It is repeated (``SQLStatement/isRepeated``): PostgreSQL parses it once per connection and keeps a plan
-    /// for any values, where parsing and planning it for its values took longer than running it.
+    /// the index read, whose whole rows it selects); nil when nothing can match. It is repeated
+    /// (``SQLStatement/isRepeated``): PostgreSQL parses it once per connection and keeps a plan for any values, where
+    /// parsing and planning it for its values took longer than running it.
     private func nearestStatement(_ order: NearestOrder, limit: Int, after position: Position?) -> SQLStatement? {
         guard let keys = statement(ranges: nil, limit: limit, after: position, keyword: nil, nearest: order) else { return nil }
         var statement = ClassViewQuery.select(viewerId: viewerId, dialect, from: "(\(keys)) c", extraColumns: ", c.distance, c.distance_floor",
