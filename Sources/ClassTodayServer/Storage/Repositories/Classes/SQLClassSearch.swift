@@ -178,8 +178,9 @@ package struct SQLClassSearch {
     /// parsing and planning it for its values took longer than running it.
     private func nearestStatement(_ order: NearestOrder, limit: Int, after position: Position?) -> SQLStatement? {
         guard let keys = statement(ranges: nil, limit: limit, after: position, keyword: nil, nearest: order) else { return nil }
+        // The index read already left out what moderation hides (``filterConditions``), before its limit counted.
         var statement = ClassViewQuery.select(viewerId: viewerId, dialect, from: "(\(keys)) c", extraColumns: ", c.distance, c.distance_floor",
-                                              where: "1 = 1", orderBy: "c.nearness")
+                                              where: "1 = 1", orderBy: "c.nearness", moderated: false)
         statement.isRepeated = true
         return statement
     }
