@@ -98,6 +98,7 @@ public protocol ImageRecordRepository: Sendable {
 
 extension ImageRecordRepository {
     /// Removes the images that nothing references any more, uploaded before `cutoff` by anyone.
+    @discardableResult
     public func collectGarbage(uploadedBefore cutoff: Date) async throws -> (records: Int, files: Int) {
         try await collectGarbage(uploadedBefore: cutoff, by: nil)
     }

@@ -56,17 +56,12 @@ public struct PageCursor: Sendable, Hashable, Codable {
 
     /// The text handed to clients.
     public var encoded: String {
-        let data = (try? JSONEncoder().encode(self)) ?? Data()
-        return data.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        ((try? JSONEncoder().encode(self)) ?? Data()).base64URLEncoded
     }
 
     /// Decodes a client's cursor for `ordering`; throws a 422 naming `cursor` when it is not one of ours.
     public static func decode(_ text: String, ordering: String) throws(DomainError) -> PageCursor {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard text.count <= 1024, let data = Data(base64Encoded: base64),
+        guard text.utf8.count <= 1024, let data = Data(base64URLEncoded: text),
               let cursor = try? JSONDecoder().decode(PageCursor.self, from: data), cursor.ordering == ordering
         else { throw DomainError.invalid("cursor", "is not a cursor of this list; start again without it") }
         return cursor

@@ -1,3 +1,4 @@
+import ClassTodayCore
 import ClassTodayServer
 import Crypto
 import CryptoExtras

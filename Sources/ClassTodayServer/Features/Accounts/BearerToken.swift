@@ -1,3 +1,4 @@
+import ClassTodayCore
 import Crypto
 import Foundation
 import HTTPTypes
@@ -34,15 +35,5 @@ enum BearerToken {
             return token
         }
         return nil
-    }
-}
-
-extension Data {
-    /// Base64url without padding (RFC 4648 section 5), as tokens and JSON Web Keys write bytes.
-    package var base64URLEncoded: String {
-        base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 }

@@ -215,7 +215,7 @@ public final class PostgresChatBus: ChatBus, Service {
                 backoff = min(backoff * 2, .seconds(5))
             }
         }
-        try? await store.client.query("DELETE FROM chat_presence WHERE node_id = \(nodeId)", logger: logger)
+        _ = try? await store.client.query("DELETE FROM chat_presence WHERE node_id = \(nodeId)", logger: logger)
     }
 
     /// Delivers another node's events to local subscribers.

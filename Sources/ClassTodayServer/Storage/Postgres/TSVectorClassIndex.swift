@@ -53,14 +53,17 @@ struct TSVectorClassIndex: ClassSearchIndex {
         KeywordClause(condition: "c.search @@ \(keyword.tsQuery)::tsquery")
     }
 
-    /// With a keyword, its hits in the cell from one GIN intersection (their ids); without, the cell's listings on
-    /// the geohash index.
-    func candidates(in cell: Geohash, keyword: SearchQuery?) -> CellCandidates {
-        if let keyword, let token = ClassSearchDocument.cellToken(cell) {
+    /// The keyword's hits in the cell from one GIN intersection (their ids).
+    func hits(in cell: Geohash, keyword: SearchQuery) -> CellCandidates? {
+        ClassSearchDocument.cellToken(cell).map { token in
             let query = "(\(keyword.tsQuery)) & \(Self.cellQuery(token))"
             return .hits("SELECT id AS key FROM classes WHERE search @@ \(query)::tsquery", keyColumn: "c.id")
         }
-        return .range(GeohashRange(cell: cell), from: "classes", capacity: Self.crowdedCell)
+    }
+
+    /// The range's listings on the geohash index.
+    func candidates(in range: GeohashRange) -> CellCandidates {
+        .range(range, from: "classes", capacity: Self.crowdedCell)
     }
 
     /// The most listings a cell may hold for a walk to read it rather than split it: twice SQLite's

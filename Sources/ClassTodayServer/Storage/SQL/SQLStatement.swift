@@ -41,6 +41,12 @@ public struct SQLStatement: Sendable, ExpressibleByStringInterpolation {
         values.append(value.sqlValue)
     }
 
+    /// Binds `value` at the placeholder numbered `index` (from 0) instead of the value there: for a statement written
+    /// once and run with other values.
+    public mutating func rebind(at index: Int, to value: SQLValue) {
+        values[index] = value
+    }
+
     /// Appends another statement, text and values.
     public mutating func append(_ other: SQLStatement) {
         sql += other.sql

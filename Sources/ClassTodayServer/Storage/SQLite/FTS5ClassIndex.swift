@@ -47,13 +47,16 @@ struct FTS5ClassIndex: ClassSearchIndex {
                              verification: verification)
     }
 
-    /// With a keyword, its hits in the cell from one FTS query (their rowids); without, the cell's listings on the
-    /// geohash index, without reading a row.
-    func candidates(in cell: Geohash, keyword: SearchQuery?) -> CellCandidates {
-        if let keyword, let match = ClassSearchDocument.match(keyword, in: cell) {
-            return .hits("SELECT rowid AS key FROM class_search WHERE class_search MATCH \(match)", keyColumn: "c.rowid")
+    /// The keyword's hits in the cell from one FTS query (their rowids).
+    func hits(in cell: Geohash, keyword: SearchQuery) -> CellCandidates? {
+        ClassSearchDocument.match(keyword, in: cell).map { match in
+            .hits("SELECT rowid AS key FROM class_search WHERE class_search MATCH \(match)", keyColumn: "c.rowid")
         }
-        return .range(GeohashRange(cell: cell), from: "classes \(rangeHint)")
+    }
+
+    /// The range's listings on the geohash index, without reading a row.
+    func candidates(in range: GeohashRange) -> CellCandidates {
+        .range(range, from: "classes \(rangeHint)")
     }
 
     /// Without statistics SQLite prices a long OR of ranges above a scan; the ranges are what make geo searches fast,

@@ -15,8 +15,11 @@ protocol ClassSearchIndex: Sendable {
     func remove(classId: String, _ db: any SQLExecutor) async throws
     /// How a search statement over `classes c` selects the listings whose tokens hold `keyword`'s.
     func keyword(_ keyword: SearchQuery, withinRanges: Bool) -> KeywordClause
-    /// What a nearest-first walk reads first of `cell` for a search with `keyword`.
-    func candidates(in cell: Geohash, keyword: SearchQuery?) -> CellCandidates
+    /// What a nearest-first walk reads first of `cell` for a search with `keyword`: the cell's hits, from the keyword
+    /// index; nil when the index holds no token for the cell, whose listings the walk then reads by range.
+    func hits(in cell: Geohash, keyword: SearchQuery) -> CellCandidates?
+    /// What a nearest-first walk reads first of a cell it reads by its geohash range `range`: the range's listings.
+    func candidates(in range: GeohashRange) -> CellCandidates
     /// Readies the rest of the caller's read for a nearest-first walk, whose cell statements the backend may plan once
     /// for all the cells they read. The walk is the read's last step but for its page's listings.
     func prepareWalk(_ db: any SQLExecutor) async throws
