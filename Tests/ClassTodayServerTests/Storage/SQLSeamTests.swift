@@ -1,5 +1,6 @@
 import ClassTodayCore
 import Foundation
+import GRDB
 import Logging
 import Testing
 @testable import ClassTodayServer
@@ -62,6 +63,27 @@ struct SQLSeamTests {
                 try await database.transaction { db in try await insertUser(id: "a", email: "other@example.com", db) }
             }
         }
+    }
+
+    @Test("a SQLite read runs its statements in one snapshot, and on a closed pool fails its statements instead of waiting")
+    func sqliteReads() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("seam-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try SQLiteStore.open(path: folder.appendingPathComponent("db.sqlite").path)
+        let database = store.database
+        try await database.execute("CREATE TABLE t (n INTEGER NOT NULL)")
+        try await database.execute("INSERT INTO t (n) VALUES (1)")
+        let (before, after): (Int64, Int64) = try await database.read { db in
+            let before: Int64 = try await db.rows("SELECT COUNT(*) AS n FROM t")[0]["n"]
+            try await database.execute("INSERT INTO t (n) VALUES (2)")
+            return (before, try await db.rows("SELECT COUNT(*) AS n FROM t")[0]["n"])
+        }
+        #expect(before == 1 && after == 1)
+        #expect(try await database.read { db in try await db.rows("SELECT COUNT(*) AS n FROM t")[0]["n"] as Int64 } == 2)
+
+        try store.writer.close()
+        await #expect(throws: (any Error).self) { try await database.read { db in try await db.rows("SELECT 1 AS one") } }
+        #expect(try await database.read { _ in "no statement" } == "no statement")
     }
 
     @Test("PostgreSQL placeholders are numbered in order, skipping quoted text")

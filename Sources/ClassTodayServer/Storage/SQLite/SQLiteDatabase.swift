@@ -27,18 +27,24 @@ public struct SQLiteDatabase: SQLDatabase {
         try await pool.write { db in try Self.execute(statement, db) }
     }
 
+    /// Lends a reader to `body` through GRDB's `asyncRead`, whose callback runs on the reader's thread inside its
+    /// read transaction: two dispatches there, and nothing to await afterwards, where GRDB's `async` read awaited the
+    /// pool and the reader in turn (two hops there and two back, besides a child task to serve the lease from). A
+    /// reader that cannot be had fails the body's statements.
     public func read<Result: Sendable>(_ body: (any SQLExecutor) async throws -> Result) async throws -> Result {
         let lease = Lease()
-        async let served: Bool = pool.read { db in lease.serve(db) }
-        let result = await lease.run(body)
-        _ = try await served
-        return try result.get()
+        pool.asyncRead { connection in
+            guard case .failure(let error) = connection else { return _ = lease.serve(connection) }
+            // A closed pool calls back at once, on this very thread, which must not wait for the body it is to start.
+            DispatchQueue.global().async { _ = lease.serve(.failure(error)) }
+        }
+        return try await lease.run(body).get()
     }
 
     public func transaction<Result: Sendable>(_ body: (any SQLExecutor) async throws -> Result) async throws -> Result {
         let lease = Lease()
         async let committed: Bool = pool.write { db in
-            guard lease.serve(db) else { throw Lease.RollBack() }
+            guard lease.serve(.success(db)) else { throw Lease.RollBack() }
             return true
         }
         let result = await lease.run(body)
@@ -86,7 +92,7 @@ public struct SQLiteDatabase: SQLDatabase {
         /// Work for the connection's thread, or the end of the body.
         private enum Message: @unchecked Sendable {
             case job(UnownedJob)
-            case run(@Sendable (Database) -> Void)
+            case run(@Sendable (Swift.Result<Database, any Error>) -> Void)
             case end(commit: Bool)
         }
 
@@ -95,8 +101,8 @@ public struct SQLiteDatabase: SQLDatabase {
 
         private let inbox = Mutex<[Message]>([])
         private let ready = DispatchSemaphore(value: 0)
-        /// The connection and the thread serving it, while ``serve(_:)`` runs.
-        private let serving = Mutex<(thread: pthread_t, db: UnsafeDatabase)?>(nil)
+        /// The connection (or why there is none) and the thread serving it, while ``serve(_:)`` runs.
+        private let serving = Mutex<(thread: pthread_t, connection: UnsafeConnection)?>(nil)
 
         var dialect: SQLDialect { .sqlite }
 
@@ -112,15 +118,16 @@ public struct SQLiteDatabase: SQLDatabase {
             return result
         }
 
-        /// Runs what is sent on `db` until the body ends; returns whether to commit.
-        func serve(_ db: Database) -> Bool {
-            serving.withLock { $0 = (pthread_self(), UnsafeDatabase(db: db)) }
+        /// Runs what is sent on `connection` until the body ends (its statements throw the error when there is no
+        /// connection); returns whether to commit.
+        func serve(_ connection: Swift.Result<Database, any Error>) -> Bool {
+            serving.withLock { $0 = (pthread_self(), UnsafeConnection(result: connection)) }
             defer { serving.withLock { $0 = nil } }
             while true {
                 ready.wait()
                 switch inbox.withLock({ $0.removeFirst() }) {
                 case .job(let job): job.runSynchronously(on: asUnownedTaskExecutor())
-                case .run(let work): work(db)
+                case .run(let work): work(connection)
                 case .end(let commit): return commit
                 }
             }
@@ -140,11 +147,12 @@ public struct SQLiteDatabase: SQLDatabase {
 
         /// Runs `work` on the connection: inline when called on its thread (the body's code), else sent there.
         private func perform<Value: Sendable>(_ work: @escaping @Sendable (Database) throws -> Value) async throws -> Value {
-            if let db = serving.withLock({ serving in serving.flatMap { pthread_equal($0.thread, pthread_self()) != 0 ? $0.db : nil } }) {
-                return try work(db.db)
+            let here = serving.withLock { serving in serving.flatMap { pthread_equal($0.thread, pthread_self()) != 0 ? $0.connection : nil } }
+            if let here {
+                return try work(here.result.get())
             }
             return try await withCheckedThrowingContinuation { continuation in
-                send(.run { db in continuation.resume(with: Swift.Result { try work(db) }) })
+                send(.run { connection in continuation.resume(with: Swift.Result { try work(connection.get()) }) })
             }
         }
 
@@ -154,9 +162,9 @@ public struct SQLiteDatabase: SQLDatabase {
         }
     }
 
-    /// A connection handed to the thread that already owns it.
-    private struct UnsafeDatabase: @unchecked Sendable {
-        let db: Database
+    /// A connection (or why there is none) handed to the thread that already owns it.
+    private struct UnsafeConnection: @unchecked Sendable {
+        let result: Swift.Result<Database, any Error>
     }
 
     /// Runs `work`, reporting unique constraint violations as ``SQLUniqueViolation``.
