@@ -41,6 +41,8 @@ public struct SQLiteDatabase: SQLDatabase {
         return try await lease.run(body).get()
     }
 
+    /// Lends the writer to `body` through GRDB's `async` write, from a child task: unlike a read (``read(_:)``), a
+    /// transaction must await its commit's outcome before it returns.
     public func transaction<Result: Sendable>(_ body: (any SQLExecutor) async throws -> Result) async throws -> Result {
         let lease = Lease()
         async let committed: Bool = pool.write { db in
