@@ -535,6 +535,8 @@ private struct RangeCellStatement {
             default: nil
             }
         }
+        // A range bound some other way than as its two values would send the marks themselves to the database.
+        assert(Set(marks.map(\.mark)).isSuperset(of: [.lower, .upper]), "the walk's cell statement binds no cell range")
     }
 
     /// The statement reading `cell`'s range, up to `limit` keys, and the keyword to confirm in Swift.
