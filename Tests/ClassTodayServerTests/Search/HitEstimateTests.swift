@@ -18,6 +18,22 @@ struct HitEstimateTests {
         #expect(HitEstimate.bound(words, tokenHits: { $0.isPrefix ? 500 : 40_000 }) == 500)
     }
 
+    @Test("a typo-tolerant word's alternatives are summed for the bound, and the most frequent stands for them when they overlap")
+    func overlappingBound() throws {
+        let query = try #require(SearchTokenizer.query("바이올린"))
+        let alternatives = try #require(query.conditions.first?.alternatives)
+        #expect(query.conditions.count == 1 && alternatives.count > 1)
+        let frequencies: [String: Double] = ["바이": 9_000, "이올": 3_000, "올린": 4_000]
+        let tokenHits = { (token: SearchQuery.TokenRequirement) in frequencies[token.token] ?? 0 }
+        let each = alternatives.map { $0.map(tokenHits).min() ?? 0 }
+        #expect(HitEstimate.bound(query, tokenHits: tokenHits) == each.reduce(0, +))
+        #expect(HitEstimate.overlappingBound(query, tokenHits: tokenHits) == each.max())
+        #expect(HitEstimate.overlappingBound(query, tokenHits: tokenHits) < HitEstimate.bound(query, tokenHits: tokenHits))
+        // One alternative per condition: the two agree.
+        let word = try #require(SearchTokenizer.query("수학 영어"))
+        #expect(HitEstimate.overlappingBound(word, tokenHits: { _ in 700 }) == HitEstimate.bound(word, tokenHits: { _ in 700 }))
+    }
+
     @Test("sorting is chosen up to about √(margin × limit × listings / cost) hits, a window beyond; with no hits, an empty table or no statistics for the keyword, it sorts")
     func choice() {
         #expect(HitEstimate(candidates: 2_700, hits: 2_700, listings: 1_000_000).favoursSorting(limit: 64))
@@ -50,6 +66,8 @@ struct HitEstimateTests {
         #expect(HitEstimate(candidates: 1_000_000, hits: 1_000_000, listings: 100).window(limit: 200) == 200)
         #expect(HitEstimate(candidates: 100, hits: 100, listings: 1_000_000).window(limit: 64) == HitEstimate.widestWindow)
         #expect(HitEstimate(candidates: 0, hits: 0, listings: 1_000_000).window(limit: 64) == HitEstimate.widestWindow)
+        // Overlapping alternatives: sized on the fewest the hits may be.
+        #expect(HitEstimate(candidates: 32_000, hits: 32_000, listings: 1_000_000, distinctShare: 0.5).window(limit: 64) == 8_000)
     }
 
     @Test("the branches of a UNION ALL plan are read in order, nested lines and a parallel append included; other plans give none")

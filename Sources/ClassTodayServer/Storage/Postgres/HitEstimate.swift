@@ -14,6 +14,9 @@ struct HitEstimate {
     let hits: Double
     /// The listings in all.
     let listings: Double
+    /// The share of ``hits`` the listings may be as few as, as far as the statistics tell: the keyword's
+    /// ``overlappingBound(_:tokenHits:)`` over its ``bound(_:tokenHits:)``, below 1 when its alternatives may overlap.
+    var distinctShare = 1.0
     /// Whether the planner had no statistics for the keyword: its bound is at the planner's floor, the estimate of a
     /// token rarer than any it keeps (0.5 % of the listings at most), or of a prefix matching none it keeps.
     var isFloor = false
@@ -63,8 +66,11 @@ struct HitEstimate {
     static let longestWalk = 8_000
 
     /// The newest listings a first window spans, to hold `limit` hits: ``windowMargin`` times the listings that hold
-    /// `limit` hits on average, `limit` at least.
+    /// `limit` hits on average, `limit` at least. The hits are taken at their fewest (``distinctShare``): the
+    /// alternatives of a typo-tolerant keyword are mostly held by the same listings, those holding the word itself, and
+    /// a window sized on their sum held too few candidates to fill a page and was read again four times as wide.
     func window(limit: Int) -> Int {
+        let hits = hits * distinctShare
         let spread = hits > 0 ? Self.windowMargin * Double(limit) * listings / hits : listings
         return Int(min(max(spread, Double(limit)), Double(Self.widestWindow)))
     }
@@ -77,9 +83,19 @@ struct HitEstimate {
     /// for each of the keyword's conditions, the sum over its alternatives of their least frequent token; the least
     /// of those.
     static func bound(_ keyword: SearchQuery, tokenHits: (SearchQuery.TokenRequirement) -> Double) -> Double {
-        keyword.conditions.map { condition in
-            condition.alternatives.reduce(0) { sum, alternative in sum + (alternative.map(tokenHits).min() ?? 0) }
-        }.min() ?? 0
+        alternativeBounds(keyword, tokenHits: tokenHits).map { $0.reduce(0, +) }.min() ?? 0
+    }
+
+    /// The bound were each condition's alternatives held by the same listings: its most frequent alternative's least
+    /// frequent token; the least of those over the conditions. The listings holding `keyword`'s tokens are about as
+    /// many at least (exactly so when each condition has one alternative).
+    static func overlappingBound(_ keyword: SearchQuery, tokenHits: (SearchQuery.TokenRequirement) -> Double) -> Double {
+        alternativeBounds(keyword, tokenHits: tokenHits).map { $0.max() ?? 0 }.min() ?? 0
+    }
+
+    /// For each of `keyword`'s conditions, the estimate of each alternative: its least frequent token's.
+    private static func alternativeBounds(_ keyword: SearchQuery, tokenHits: (SearchQuery.TokenRequirement) -> Double) -> [[Double]] {
+        keyword.conditions.map { condition in condition.alternatives.map { $0.map(tokenHits).min() ?? 0 } }
     }
 
     /// Reads the planner's estimates in one `EXPLAIN` of a `UNION ALL`: for the column the read selects on
@@ -113,11 +129,12 @@ struct HitEstimate {
             let estimates = Array(rows[(column * operands.count)..<((column + 1) * operands.count)])
             let byToken = Dictionary(uniqueKeysWithValues: zip(tokens, estimates))
             let bound = bound(keyword, tokenHits: { byToken[$0] ?? 0 })
-            return (hits: bound * share, isFloor: bound <= estimates.suffix(floorOperands.count).max()! * 1.01)
+            let distinctShare = bound > 0 ? overlappingBound(keyword, tokenHits: { byToken[$0] ?? 0 }) / bound : 1
+            return (hits: bound * share, distinctShare: distinctShare, isFloor: bound <= estimates.suffix(floorOperands.count).max()! * 1.01)
         }
         let excluded = excludingNames ? perColumn[1].hits : 0
         return HitEstimate(candidates: perColumn[0].hits, hits: max(perColumn[0].hits - excluded, 0), listings: listings,
-                           isFloor: perColumn[0].isFloor)
+                           distinctShare: perColumn[0].distinctShare, isFloor: perColumn[0].isFloor)
     }
 
     /// Operands no listing holds, whose estimates are the planner's floors: a lexeme (`@`, which cell and district
