@@ -83,19 +83,29 @@ struct HitEstimate {
     /// for each of the keyword's conditions, the sum over its alternatives of their least frequent token; the least
     /// of those.
     static func bound(_ keyword: SearchQuery, tokenHits: (SearchQuery.TokenRequirement) -> Double) -> Double {
-        alternativeBounds(keyword, tokenHits: tokenHits).map { $0.reduce(0, +) }.min() ?? 0
+        bound(of: alternativeBounds(keyword, tokenHits: tokenHits))
     }
 
     /// The bound were each condition's alternatives held by the same listings: its most frequent alternative's least
     /// frequent token; the least of those over the conditions. The listings holding `keyword`'s tokens are about as
     /// many at least (exactly so when each condition has one alternative).
     static func overlappingBound(_ keyword: SearchQuery, tokenHits: (SearchQuery.TokenRequirement) -> Double) -> Double {
-        alternativeBounds(keyword, tokenHits: tokenHits).map { $0.max() ?? 0 }.min() ?? 0
+        overlappingBound(of: alternativeBounds(keyword, tokenHits: tokenHits))
     }
 
     /// For each of `keyword`'s conditions, the estimate of each alternative: its least frequent token's.
     private static func alternativeBounds(_ keyword: SearchQuery, tokenHits: (SearchQuery.TokenRequirement) -> Double) -> [[Double]] {
         keyword.conditions.map { condition in condition.alternatives.map { $0.map(tokenHits).min() ?? 0 } }
+    }
+
+    /// ``bound(_:tokenHits:)`` from the conditions' ``alternativeBounds(_:tokenHits:)``.
+    private static func bound(of alternatives: [[Double]]) -> Double {
+        alternatives.map { $0.reduce(0, +) }.min() ?? 0
+    }
+
+    /// ``overlappingBound(_:tokenHits:)`` from the conditions' ``alternativeBounds(_:tokenHits:)``.
+    private static func overlappingBound(of alternatives: [[Double]]) -> Double {
+        alternatives.map { $0.max() ?? 0 }.min() ?? 0
     }
 
     /// Reads the planner's estimates in one `EXPLAIN` of a `UNION ALL`: for the column the read selects on
@@ -128,8 +138,9 @@ struct HitEstimate {
         let perColumn = columns.indices.map { column in
             let estimates = Array(rows[(column * operands.count)..<((column + 1) * operands.count)])
             let byToken = Dictionary(uniqueKeysWithValues: zip(tokens, estimates))
-            let bound = bound(keyword, tokenHits: { byToken[$0] ?? 0 })
-            let distinctShare = bound > 0 ? overlappingBound(keyword, tokenHits: { byToken[$0] ?? 0 }) / bound : 1
+            let alternatives = alternativeBounds(keyword, tokenHits: { byToken[$0] ?? 0 })
+            let bound = bound(of: alternatives)
+            let distinctShare = bound > 0 ? overlappingBound(of: alternatives) / bound : 1
             return (hits: bound * share, distinctShare: distinctShare, isFloor: bound <= estimates.suffix(floorOperands.count).max()! * 1.01)
         }
         let excluded = excludingNames ? perColumn[1].hits : 0
