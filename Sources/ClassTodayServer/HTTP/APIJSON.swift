@@ -11,7 +11,8 @@ import NIOFoundationCompat
 /// request with neither a body nor a `Content-Type` is a 400 asking for the body. The body must be RFC 8259
 /// JSON (``StrictJSONParser``: no trailing commas, leading zeros, comments, duplicate member names, invalid
 /// UTF-8), else 400 with the reason and byte offset. A value of the wrong type, or a number the field's type
-/// cannot hold, is a 400 whose `errors` name the field. Nothing of the decoder's internals reaches the client.
+/// cannot hold, is a 400 whose `errors` name the field; a string holding the NUL character is a 422 naming it.
+/// Nothing of the decoder's internals reaches the client.
 public struct APIJSONDecoder: RequestDecoder {
     /// Creates the decoder.
     public init() {}
@@ -43,6 +44,7 @@ public struct APIJSONDecoder: RequestDecoder {
             return try JSONValueDecoder.decode(type, from: value)
         } catch let failure as JSONFieldFailure {
             guard !failure.field.isEmpty else { throw DomainError.badRequest("the body \(failure.message)") }
+            if failure.refusesContent { throw DomainError.invalid(failure.field, failure.message) }
             throw DomainError.badRequest("field '\(failure.field)' \(failure.message)",
                                          errors: [FieldError(field: failure.field, message: failure.message)])
         } catch is DecodingError {

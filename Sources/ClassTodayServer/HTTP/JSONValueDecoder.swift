@@ -1,16 +1,22 @@
+import ClassTodayCore
 import Foundation
 
-/// A field of a request body whose value does not fit the type the route reads it as.
+/// A field of a request body whose value does not fit the type the route reads it as, or has that type but holds
+/// what no field may (a string with the NUL character).
 struct JSONFieldFailure: Error, Equatable {
     /// The field as the client wrote it (`price`, `location.lat`, `days[2]`); empty for the body itself.
     let field: String
     /// What is wrong with it (`must be a whole number`, `is out of range`).
     let message: String
+    /// Whether the value has the field's type and is refused for what it holds (a 422), rather than being of another
+    /// type (a 400).
+    let refusesContent: Bool
 
     /// A failure of the value at `codingPath`.
-    init(_ codingPath: [any CodingKey], _ message: String) {
+    init(_ codingPath: [any CodingKey], _ message: String, refusesContent: Bool = false) {
         self.field = JSONValueDecoder.fieldName(codingPath)
         self.message = message
+        self.refusesContent = refusesContent
     }
 }
 
@@ -96,9 +102,11 @@ extension JSONValue {
         return bool
     }
 
-    /// The value as a `String`.
+    /// The value as a `String`, which must not hold the NUL character (``FieldError/nulCharacter``): PostgreSQL's text
+    /// cannot store it, and SQLite's text reads end at it.
     func string(at codingPath: [any CodingKey]) throws -> String {
         guard case .string(let string) = self else { throw JSONFieldFailure(codingPath, mismatch("a string")) }
+        guard !string.utf8.contains(0) else { throw JSONFieldFailure(codingPath, FieldError.nulCharacter, refusesContent: true) }
         return string
     }
 

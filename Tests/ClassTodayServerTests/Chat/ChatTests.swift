@@ -298,6 +298,15 @@ struct ChatTests {
             #expect(try await buyer.next(type: "error")["code"] as? String == "invalid")
             buyer.send(["type": "sync", "roomId": "01ZZZZZZZZZZZZZZZZZZZZZZZZ", "afterSeq": 0])
             #expect(try await buyer.next(type: "error")["code"] as? String == "not_found")
+            // No stored text may hold the NUL character: the field is named and nothing is stored.
+            for (field, frame) in [("clientId", ["clientId": "c\u{0}d", "text": "hi"]), ("text", ["clientId": "e", "text": "a\u{0}b"])] {
+                buyer.send(frame.merging(["type": "send", "roomId": scene.roomId]) { old, _ in old })
+                let error = try await buyer.next(type: "error")
+                #expect(error["code"] as? String == "invalid")
+                #expect((error["message"] as? String)?.hasPrefix("\(field): ") == true)
+            }
+            let history = try await scene.client.send(.get, "/v1/chat/rooms/\(scene.roomId)/messages", token: scene.buyer.token)
+            #expect(try #require(try history.jsonObject()["items"] as? [Any]).isEmpty)
             buyer.send(["type": "ping"])
             _ = try await buyer.next(type: "pong")
             buyer.sendRaw(String(repeating: "x", count: 20_000))

@@ -112,9 +112,14 @@ final class ChatSession: Sendable {
     }
 
     private func handle(_ text: String) async {
-        guard let frame = try? JSONDecoder().decode(ClientFrame.self, from: Data(text.utf8)) else {
-            enqueue(.error(code: "bad_frame", message: "frames must be JSON objects with a type", clientId: nil))
-            return
+        let frame: ClientFrame
+        do {
+            frame = try APIJSONDecoder.decode(ClientFrame.self, from: Array(text.utf8))
+        } catch DomainError.validation(let errors) {
+            // A field holding what no text may (the NUL character) is named; any other failure is a bad frame.
+            return enqueue(Self.errorFrame(for: .validation(errors), clientId: nil))
+        } catch {
+            return enqueue(.error(code: "bad_frame", message: "frames must be JSON objects with a type", clientId: nil))
         }
         do {
             switch frame.type {
