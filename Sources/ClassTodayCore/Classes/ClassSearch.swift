@@ -26,10 +26,13 @@ public struct ClassSearch: Sendable, Hashable {
         /// The radius in meters.
         public var radius: Double
 
-        /// Creates a circle.
+        /// Radii below this many meters are read as zero, as coordinates near zero are (``GeoPoint/zeroTolerance``).
+        public static let zeroTolerance = 1e-3
+
+        /// Creates a circle; a radius below ``zeroTolerance`` is zero.
         public init(center: GeoPoint, radius: Double) {
             self.center = center
-            self.radius = radius
+            self.radius = radius < Self.zeroTolerance ? 0 : radius
         }
     }
 

@@ -8,11 +8,24 @@ public struct GeoPoint: Sendable, Hashable, Codable {
     /// Longitude in degrees, positive east; valid values lie in -180...180.
     public var lon: Double
 
-    /// A point at the given latitude and longitude (degrees).
+    /// Coordinates nearer to zero than this many degrees (about 0.1 mm on the ground) are read as zero: no position
+    /// is known that precisely, and distances over such values (`5e-324`) underflow, which PostgreSQL's arithmetic
+    /// refuses with an error.
+    public static let zeroTolerance = 1e-9
+
+    /// A point at the given latitude and longitude (degrees), each read as zero when within ``zeroTolerance`` of it.
     public init(lat: Double, lon: Double) {
-        self.lat = lat
-        self.lon = lon
+        self.lat = abs(lat) < Self.zeroTolerance ? 0 : lat
+        self.lon = abs(lon) < Self.zeroTolerance ? 0 : lon
     }
+
+    /// Decodes `{"lat": …, "lon": …}` as ``init(lat:lon:)`` reads them.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(lat: try container.decode(Double.self, forKey: .lat), lon: try container.decode(Double.self, forKey: .lon))
+    }
+
+    private enum CodingKeys: String, CodingKey { case lat, lon }
 
     /// Whether both coordinates are finite and inside their ranges
     /// (latitude in -90...90, longitude in -180...180).

@@ -186,7 +186,6 @@ func buildRouter(_ environment: ServerEnvironment, hub: ChatHub, fanOut: AlertFa
         apiLimiter: RateLimiter(perMinuteOrOff: configuration.rateLimitPerMinute)))
     router.add(middleware: ProblemMiddleware(routes: routes))
     router.add(middleware: BodyLimitMiddleware(maxBytes: configuration.maxBodyBytes))
-    router.add(middleware: QueryTextMiddleware())
     router.add(middleware: TokenAuthenticator(sessions: environment.sessions))
 
     OperationsController(storage: environment.storage, registry: environment.metrics).addRoutes(to: router)

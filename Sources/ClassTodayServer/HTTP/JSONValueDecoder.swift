@@ -1,6 +1,12 @@
 import ClassTodayCore
 import Foundation
 
+extension FieldError {
+    /// What a field holding the NUL character (U+0000) is told: no stored text can hold it (PostgreSQL's text refuses
+    /// it, and SQLite's text reads end at it).
+    static let nulCharacter = "must not contain the NUL character (U+0000)"
+}
+
 /// A field of a request body whose value does not fit the type the route reads it as, or has that type but holds
 /// what no field may (a string with the NUL character).
 struct JSONFieldFailure: Error, Equatable {

@@ -4,7 +4,7 @@ import HummingbirdTesting
 import Testing
 
 /// No stored text can hold the NUL character (PostgreSQL's text refuses it; SQLite's text reads end at it), so a
-/// request carrying one, in a JSON body or in the query, is a 422 naming the field, on both backends, and stores
+/// request carrying one, in a JSON body or in a search's district, is a 422 naming the field, on both backends, and stores
 /// nothing. API fuzzing found a chat message whose `clientId` held one: its second send was a 500 on SQLite (the
 /// stored id read back cut short, so the send was not seen as a repeat), and every send was a 500 on PostgreSQL.
 @Suite("The NUL character in requests")
@@ -46,18 +46,17 @@ struct NULCharacterTests {
         }
     }
 
-    @Test("a query parameter holding NUL is a 422 naming it",
-          arguments: [
-              ("/v1/classes?keywordLocation=%00", "keywordLocation"),
-              ("/v1/classes?q=%EC%88%98%00%ED%95%99", "q"),
-              ("/v1/classes?lat=37.5&lon=127&radius=500&q=a%00b", "q"),
-              ("/v1/classes?q=%EC%88%98%ED%95%99&keywordLocation=%EA%B4%80%00", "keywordLocation"),
-          ])
-    func queryParameters(uri: String, parameter: String) async throws {
+    @Test("a search's keywordLocation holding NUL is a 422 naming it; in q, NUL only separates words")
+    func searchParameters() async throws {
         try await TestServer.withRouter { client in
-            let response = try await client.send(.get, uri)
-            #expect(response.status == .unprocessableContent)
-            #expect(try response.problemFields() == [parameter])
+            for uri in ["/v1/classes?keywordLocation=%00", "/v1/classes?q=%EC%88%98%ED%95%99&keywordLocation=%EA%B4%80%00"] {
+                let response = try await client.send(.get, uri)
+                #expect(response.status == .unprocessableContent)
+                #expect(try response.problemFields() == ["keywordLocation"])
+            }
+            for uri in ["/v1/classes?q=a%00b", "/v1/classes?lat=37.5&lon=127&radius=500&q=%EC%88%98%00%ED%95%99"] {
+                #expect(try await client.send(.get, uri).status == .ok)
+            }
         }
     }
 }

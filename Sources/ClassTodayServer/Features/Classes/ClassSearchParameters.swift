@@ -41,7 +41,8 @@ enum ClassSearchParameters {
             }
         }
         if let district = parameters.get("keywordLocation") {
-            search.keywordLocation = district
+            // `q` needs no such check: its words are split at control characters.
+            if district.utf8.contains(0) { validator.fail("keywordLocation", FieldError.nulCharacter) } else { search.keywordLocation = district }
         }
         search.type = EnumField.value(parameters.get("type"), "type", &validator)
         search.subjects = EnumField.list(parameters.get("subjects").map(QueryValue.list), "subjects", &validator)
