@@ -22,6 +22,11 @@ struct PushDeviceTests {
             let items = try #require(try list.jsonObject()["items"] as? [[String: Any]])
             #expect(Set(items.compactMap { $0["token"] as? String }) == [token, "fcm-token_1:APA91b-abc.def"])
             #expect(items.allSatisfy { $0["appVersion"] as? String == "3.1.0" && $0["locale"] as? String == "ko-KR" })
+            // A device registered without a version or locale has both, as null.
+            let bare = try await client.send(.put, "/v1/me/devices/\(apnsToken())", json: ["platform": "ios"], token: user.token)
+            #expect(bare.status == .created)
+            let fields = try bare.jsonObject()
+            #expect(fields["appVersion"] is NSNull && fields["locale"] is NSNull)
 
             let other = try await client.signup()
             #expect(try await client.send(.delete, "/v1/me/devices/\(token)", token: other.token).status == .notFound)

@@ -83,9 +83,9 @@ struct DeviceResponse: ResponseEncodable {
     /// `ios` or `android`.
     let platform: DevicePlatform
     /// The app's version.
-    let appVersion: String?
+    @Nullable var appVersion: String?
     /// The app's locale.
-    let locale: String?
+    @Nullable var locale: String?
     /// When it was first registered.
     let createdAt: Date
     /// When it was last registered.
@@ -99,20 +99,6 @@ struct DeviceResponse: ResponseEncodable {
         locale = device.locale
         createdAt = device.createdAt
         updatedAt = device.updatedAt
-    }
-
-    private enum CodingKeys: String, CodingKey {
-        case token, platform, appVersion, locale, createdAt, updatedAt
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(token, forKey: .token)
-        try container.encode(platform, forKey: .platform)
-        try container.encode(appVersion, forKey: .appVersion)
-        try container.encode(locale, forKey: .locale)
-        try container.encode(createdAt, forKey: .createdAt)
-        try container.encode(updatedAt, forKey: .updatedAt)
     }
 }
 
