@@ -44,9 +44,6 @@ public final class ChatHub: Service, Sendable {
         for session in open { session.finish() }
     }
 
-    /// The repository the hub stores through.
-    var repository: any ChatRepository { chats }
-
     // MARK: Messages
 
     /// Stores a text or image message from a member of `room` and publishes it; a repeated client id returns the

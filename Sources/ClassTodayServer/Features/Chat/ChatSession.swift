@@ -29,6 +29,8 @@ final class ChatSession: Sendable {
     /// The signed-in user.
     let userId: String
     private let hub: ChatHub
+    /// Rooms and stored messages, read for membership checks and replays; sends go through ``hub``.
+    private let chats: any ChatRepository
     private let logger: Logger
     private let outbox: AsyncStream<Outbound>
     private let continuation: AsyncStream<Outbound>.Continuation
@@ -41,9 +43,10 @@ final class ChatSession: Sendable {
     /// The largest client frame, in bytes.
     static let maximumFrameSize = 16 * 1024
 
-    init(userId: String, hub: ChatHub, logger: Logger) {
+    init(userId: String, hub: ChatHub, chats: any ChatRepository, logger: Logger) {
         self.userId = userId
         self.hub = hub
+        self.chats = chats
         self.logger = logger
         (outbox, continuation) = AsyncStream.makeStream(of: Outbound.self, bufferingPolicy: .bufferingOldest(Self.outboxLimit))
     }
@@ -185,7 +188,7 @@ final class ChatSession: Sendable {
     /// The room, once this user is known to be a member; a DomainError otherwise.
     private func memberRoom(_ roomId: String) async throws -> ChatRoom {
         if let room = rooms.withLock({ $0[roomId] }) { return room }
-        guard !roomId.isEmpty, let room = try await hub.repository.room(id: roomId) else { throw DomainError.notFound("room") }
+        guard !roomId.isEmpty, let room = try await chats.room(id: roomId) else { throw DomainError.notFound("room") }
         guard room.isMember(userId) else { throw DomainError.forbidden("you are not a member of this room") }
         rooms.withLock { $0[roomId] = room }
         return room
@@ -265,7 +268,7 @@ final class ChatSession: Sendable {
         guard message.seq > position.upper else { return }
         if message.seq > position.upper + 1 {
             // A gap (events can overtake each other across nodes): fill it from the database, in order.
-            let missing = try await hub.repository.messages(roomId: message.roomId, afterSeq: position.upper,
+            let missing = try await chats.messages(roomId: message.roomId, afterSeq: position.upper,
                                                            limit: message.seq - position.upper - 1)
             for earlier in missing where earlier.seq < message.seq {
                 try await outbound.write(.text(ServerFrame.message(earlier)))
@@ -279,7 +282,7 @@ final class ChatSession: Sendable {
     private func replay(_ roomId: String, afterSeq: Int, position: inout RoomPosition, _ outbound: WebSocketOutboundWriter) async throws {
         var cursor = afterSeq
         while true {
-            let batch = try await hub.repository.messages(roomId: roomId, afterSeq: cursor, limit: Self.replayBatch)
+            let batch = try await chats.messages(roomId: roomId, afterSeq: cursor, limit: Self.replayBatch)
             for message in batch where !position.sent(message.seq) {
                 try await outbound.write(.text(ServerFrame.message(message)))
             }
