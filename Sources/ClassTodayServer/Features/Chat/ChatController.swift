@@ -123,33 +123,44 @@ struct ReadRequest: Decodable {
 
 /// A room as its member sees it.
 struct RoomResponse: ResponseEncodable {
-    let summary: RoomSummary
-    let viewerId: String
+    /// The room's id.
+    let id: String
+    /// The class the room is about.
+    let `class`: ClassSummary
+    /// The member who sells (the writer of a sell class).
+    let seller: WriterResponse
+    /// The member who buys.
+    let buyer: WriterResponse
+    /// The newest message, if any.
+    @Nullable var lastMessage: MessageResponse?
+    /// Messages the viewer has not read.
+    let unreadCount: Int
+    /// The last seq the viewer read.
+    let lastReadSeq: Int
     /// Whether the viewer muted the room's pushes.
     let muted: Bool
+    /// When the room was opened.
+    let createdAt: Date
 
-    private enum CodingKeys: String, CodingKey {
-        case id, `class`, seller, buyer, lastMessage, unreadCount, lastReadSeq, muted, createdAt
-    }
-
-    private struct ClassSummary: Encodable {
+    /// `{id, name, type, status}` of the room's class.
+    struct ClassSummary: Encodable {
+        /// The class's id.
         let id: String
+        /// Its name.
         let name: String
+        /// Sell or buy.
         let type: ClassType
+        /// Open or closed.
         let status: ClassStatus
     }
 
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(summary.room.id, forKey: .id)
-        try container.encode(ClassSummary(id: summary.classId, name: summary.className, type: summary.classType, status: summary.classStatus),
-                             forKey: .class)
-        try container.encode(WriterResponse(summary.seller), forKey: .seller)
-        try container.encode(WriterResponse(summary.buyer), forKey: .buyer)
-        try container.encode(summary.lastMessage.map(MessageResponse.init(message:)), forKey: .lastMessage)
-        try container.encode(summary.room.unreadCount(of: viewerId), forKey: .unreadCount)
-        try container.encode(summary.room.readSeq(of: viewerId), forKey: .lastReadSeq)
-        try container.encode(muted, forKey: .muted)
-        try container.encode(summary.room.createdAt, forKey: .createdAt)
+    /// The room of `summary` as `viewerId` sees it.
+    init(summary: RoomSummary, viewerId: String, muted: Bool) {
+        id = summary.room.id
+        `class` = ClassSummary(id: summary.classId, name: summary.className, type: summary.classType, status: summary.classStatus)
+        (seller, buyer) = (WriterResponse(summary.seller), WriterResponse(summary.buyer))
+        lastMessage = summary.lastMessage.map(MessageResponse.init(message:))
+        (unreadCount, lastReadSeq) = (summary.room.unreadCount(of: viewerId), summary.room.readSeq(of: viewerId))
+        (self.muted, createdAt) = (muted, summary.room.createdAt)
     }
 }

@@ -4,25 +4,35 @@ import Hummingbird
 
 /// A message object as the API shows it.
 struct MessageResponse: ResponseEncodable {
-    let message: ChatMessage
+    /// The message's id.
+    let id: String
+    /// Its room.
+    let roomId: String
+    /// Its place in the room, from 1.
+    let seq: Int
+    /// Who sent it (for a system message, the member whose step it tells of).
+    let senderId: String
+    /// Text, image or system.
+    let kind: MessageKind
+    /// The text, for text and system messages.
+    @Nullable var text: String?
+    /// The image's path, for image messages.
+    @Nullable var imageUrl: String?
+    /// The image's variants, for image messages.
+    @Nullable var imageVariants: ImageVariantLinks?
+    /// The sender's own id for the send, which makes a repeated send harmless.
+    @Nullable var clientId: String?
+    /// When it was stored.
+    let sentAt: Date
+    /// Whether an operator removed the message (its text and image are then gone).
+    let removed: Bool
 
-    private enum CodingKeys: String, CodingKey {
-        case id, roomId, seq, senderId, kind, text, imageUrl, imageVariants, clientId, sentAt, removed
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(message.id, forKey: .id)
-        try container.encode(message.roomId, forKey: .roomId)
-        try container.encode(message.seq, forKey: .seq)
-        try container.encode(message.senderId, forKey: .senderId)
-        try container.encode(message.kind, forKey: .kind)
-        try container.encode(message.text, forKey: .text)
-        try container.encode(message.imageId.map(ImageURL.path(for:)), forKey: .imageUrl)
-        try container.encode(message.imageId.map(ImageVariantLinks.init(imageId:)), forKey: .imageVariants)
-        try container.encode(message.clientId, forKey: .clientId)
-        try container.encode(message.sentAt, forKey: .sentAt)
-        try container.encode(message.removed, forKey: .removed)
+    /// The object for `message`.
+    init(message: ChatMessage) {
+        (id, roomId, seq, senderId, kind) = (message.id, message.roomId, message.seq, message.senderId, message.kind)
+        (text, clientId, sentAt, removed) = (message.text, message.clientId, message.sentAt, message.removed)
+        imageUrl = message.imageId.map(ImageURL.path(for:))
+        imageVariants = message.imageId.map(ImageVariantLinks.init(imageId:))
     }
 }
 
