@@ -42,7 +42,7 @@ struct GeoPointTests {
     /// Checks that coordinates and radii too near zero to mean anything (and to compute with) are read as zero.
     @Test("coordinates within 1e-9 degrees of zero, and radii under a millimetre, are zero; others are kept")
     func nearZero() throws {
-        for tiny in [5e-324, -5e-324, 1.1754943508222875e-38, -1e-10, -0.0] {
+        for tiny in [Double.leastNonzeroMagnitude, -Double.leastNonzeroMagnitude, 1.1754943508222875e-38, -1e-10, -0.0] {
             let point = GeoPoint(lat: tiny, lon: tiny)
             #expect(point.lat == 0 && point.lon == 0 && point.lat.sign == .plus && point.lon.sign == .plus)
         }
@@ -50,7 +50,7 @@ struct GeoPointTests {
         #expect(GeoPoint(lat: 1e-9, lon: -2e-9).lat == 1e-9)
         let decoded = try JSONDecoder().decode(GeoPoint.self, from: Data(#"{"lat": 5e-324, "lon": 37.5}"#.utf8))
         #expect(decoded.lat == 0 && decoded.lon == 37.5)
-        #expect(ClassSearch.Circle(center: decoded, radius: 5e-324).radius == 0)
+        #expect(ClassSearch.Circle(center: decoded, radius: .leastNonzeroMagnitude).radius == 0)
         #expect(ClassSearch.Circle(center: decoded, radius: 0.001).radius == 0.001)
     }
 }

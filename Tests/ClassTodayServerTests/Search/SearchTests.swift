@@ -145,7 +145,7 @@ struct SearchTests {
     func nearZeroNumbers() async throws {
         try await TestServer.withRouter { client in
             let (token, _) = try await client.signup()
-            let created = try await client.createClass(token: token, ["name": "origin", "location": ["lat": 5e-324, "lon": -1e-300]])
+            let created = try await client.createClass(token: token, ["name": "origin", "location": ["lat": Double.leastNonzeroMagnitude, "lon": -1e-300]])
             #expect(created["location"] as? [String: Double] == ["lat": 0, "lon": 0])
             // API fuzzing's query: PostgreSQL refused its arithmetic ("value out of range: underflow"), a 500.
             let fuzzed = "targets=senior,elementary&maxPrice=29420&sort=recent&lat=5e-324&status=closed&lon=1.1754943508222875e-38"
