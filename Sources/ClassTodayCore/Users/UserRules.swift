@@ -24,12 +24,27 @@ public enum UserRules {
         validator.check(version == current, "termsVersion", "must be the current terms version (\(current))")
     }
 
+    /// Accepted lengths of a provider's id of a user (`sub`): Apple's are 44 characters, Google's 21 digits.
+    public static let providerSubjectLength = 1...255
+
+    /// Whether `subject`, a provider's id of a user, can key an identity: of ``providerSubjectLength`` and without
+    /// control characters (PostgreSQL's text cannot hold U+0000 at all).
+    public static func isValidProviderSubject(_ subject: String) -> Bool {
+        providerSubjectLength.contains(subject.unicodeScalars.count) && !containsControlCharacters(subject)
+    }
+
+    /// Whether `text` holds a control character (Unicode's Cc: U+0000–U+001F and U+007F–U+009F).
+    static func containsControlCharacters(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+
     /// The nickname of an account created by a sign-in provider: the name the provider gave, trimmed, when it is a
-    /// valid nickname that `filter` allows; otherwise `이웃` and six random digits.
+    /// valid nickname without control characters that `filter` allows; otherwise `이웃` and six random digits.
     public static func providerNickname(
         _ name: String?, filter: BannedWordFilter, using generator: inout some RandomNumberGenerator
     ) -> String {
-        if let name = name?.trimmingWhitespace(), nicknameLength.contains(name.unicodeScalars.count), filter.allows(name) {
+        if let name = name?.trimmingWhitespace(), nicknameLength.contains(name.unicodeScalars.count),
+           !containsControlCharacters(name), filter.allows(name) {
             return name
         }
         return "이웃" + String(Int.random(in: 100_000...999_999, using: &generator))

@@ -112,6 +112,31 @@ struct SignInTests {
         }
     }
 
+    @Test("a provider's name holding control characters is not a nickname; a Naver id holding one is refused, storing nothing")
+    func controlCharactersFromProviders() async throws {
+        let key = try await TestSigningKey.rs256(kid: "google-1")
+        try await Self.withProviders([key]) { client, provider in
+            for name in ["김\u{0}구글", "김구글\u{7}", "김\n구글", "김\u{85}구글", "김\u{7F}구글"] {
+                let claims = Self.claims(issuer: Self.googleIssuer, name: name)
+                let response = try await client.send(.post, "/v1/auth/google", json: ["idToken": try await key.sign(claims)])
+                #expect(response.status == .ok, "\(name.unicodeScalars.map(\.value))")
+                let nickname = try #require((try response.jsonObject()["user"] as? [String: Any])?["nickname"] as? String)
+                #expect(nickname.hasPrefix("이웃") && nickname.count == 8, "a generated nickname instead of \(nickname.debugDescription)")
+            }
+
+            for id in ["naver\u{0}42", "naver-\u{1F}", ""] {
+                provider.acceptNaverToken("naver-control", profile: ["id": id, "nickname": "네이버친구"])
+                let response = try await client.send(.post, "/v1/auth/naver", json: ["accessToken": "naver-control"])
+                #expect(response.status == .unauthorized, "\(id.debugDescription)")
+            }
+            // Nothing was stored by the refused ids: a good one afterwards creates its account.
+            provider.acceptNaverToken("naver-control", profile: ["id": "naver42", "nickname": "네이버친구"])
+            let good = try await client.send(.post, "/v1/auth/naver", json: ["accessToken": "naver-control"])
+            #expect(good.status == .ok)
+            #expect(try good.jsonObject()["created"] as? Bool == true)
+        }
+    }
+
     /// A rejection case: how the token is made, and the check the 401 must name.
     struct Rejection: Sendable, CustomTestStringConvertible {
         let check: String
@@ -130,6 +155,10 @@ struct SignInTests {
         Rejection(check: "issued-at", claims: claims(issuedAgo: -3600)),
         Rejection(check: "nonce", claims: claims(nonce: "expected-nonce"), nonce: "another-nonce"),
         Rejection(check: "nonce", claims: claims(), nonce: "nonce-the-token-lacks"),
+        Rejection(check: "subject", claims: claims("")),
+        Rejection(check: "subject", claims: claims("001234\u{0}.apple")),
+        Rejection(check: "subject", claims: claims("001234\n.apple")),
+        Rejection(check: "subject", claims: claims(String(repeating: "7", count: 256))),
     ]
 
     @Test("a token failing a check is a 401 naming the check, without echoing the token", arguments: rejections)

@@ -29,7 +29,7 @@ struct NaverProfileClient: Sendable {
             throw DomainError.unauthorized("Naver did not accept the access token")
         }
         guard let profile = try? JSONDecoder().decode(ProfileAnswer.self, from: answer.body), profile.resultcode == "00",
-              let user = profile.response, let id = user.id, !id.isEmpty
+              let user = profile.response, let id = user.id, UserRules.isValidProviderSubject(id)
         else {
             throw DomainError.unauthorized("Naver did not accept the access token")
         }

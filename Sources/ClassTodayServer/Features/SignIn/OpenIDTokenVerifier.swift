@@ -60,7 +60,9 @@ struct OpenIDTokenVerifier: Sendable {
             throw Self.rejection(.signature, "the signature does not match \(provider.displayName)'s key")
         }
         try check(claims, nonce: nonce, now: now.timeIntervalSince1970)
-        guard let subject = claims.subject, !subject.isEmpty else { throw Self.rejection(.subject, "it names no user (sub)") }
+        guard let subject = claims.subject, UserRules.isValidProviderSubject(subject) else {
+            throw Self.rejection(.subject, "it names no user, or not by a valid id (sub)")
+        }
         return VerifiedIdentity(provider: provider, subject: subject,
                                 email: claims.emailVerified == false ? nil : claims.email, name: claims.name)
     }
