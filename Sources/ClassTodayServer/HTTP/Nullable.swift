@@ -17,3 +17,13 @@ struct Nullable<Value: Encodable & Sendable>: Encodable, Sendable {
         }
     }
 }
+
+extension Nullable: Decodable where Value: Decodable {
+    /// Decodes `null` as nil. The key itself must be there, as the contract promises (tests decode responses with it).
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        wrappedValue = container.decodeNil() ? nil : try container.decode(Value.self)
+    }
+}
+
+extension Nullable: Equatable where Value: Equatable {}

@@ -36,25 +36,28 @@ struct ChatTests {
         }
     }
 
+    /// The rooms `token`'s user has, as listed.
+    static func rooms(of token: String, _ scene: Scene) async throws -> [RoomResponse] {
+        try await scene.client.send(.get, "/v1/chat/rooms", token: token).decoded(as: TestPage<RoomResponse>.self).items
+    }
+
     @Test("rooms: opened once per (class, user), listed with roles, never on one's own class")
     func rooms() async throws {
         try await Self.withScene { scene in
             let again = try await scene.client.send(.post, "/v1/chat/rooms", json: ["classId": scene.classId], token: scene.buyer.token)
             #expect(again.status == .ok)
-            #expect(try again.jsonObject()["id"] as? String == scene.roomId)
+            #expect(try again.decoded(as: RoomResponse.self).id == scene.roomId)
             let own = try await scene.client.send(.post, "/v1/chat/rooms", json: ["classId": scene.classId], token: scene.seller.token)
             #expect(try own.problemFields() == ["classId"])
             let missing = try await scene.client.send(.post, "/v1/chat/rooms", json: ["classId": "01ZZZZZZZZZZZZZZZZZZZZZZZZ"], token: scene.buyer.token)
             #expect(missing.status == .notFound)
-            let list = try await scene.client.send(.get, "/v1/chat/rooms", token: scene.seller.token).jsonObject()
-            let rooms = try #require(list["items"] as? [[String: Any]])
-            #expect(rooms.count == 1)
+            let rooms = try await Self.rooms(of: scene.seller.token, scene)
+            #expect(rooms.map(\.id) == [scene.roomId])
             let room = try #require(rooms.first)
-            #expect((room["seller"] as? [String: Any])?["id"] as? String == scene.seller.id)
-            #expect((room["buyer"] as? [String: Any])?["id"] as? String == scene.buyer.id)
-            #expect((room["class"] as? [String: Any])?["name"] as? String == "기타 왕초보 레슨")
-            #expect(room["lastMessage"] is NSNull)
-            #expect(room["unreadCount"] as? Int == 0)
+            #expect(room.seller.id == scene.seller.id && room.buyer.id == scene.buyer.id)
+            #expect(room.class.id == scene.classId && room.class.name == "기타 왕초보 레슨" && room.class.status == .open)
+            #expect(room.lastMessage == nil)
+            #expect(room.unreadCount == 0 && room.lastReadSeq == 0 && !room.muted)
         }
     }
 
@@ -337,32 +340,36 @@ struct ChatTests {
                                                            json: ["clientId": "r\(index)", "text": "메시지 \(index)"], token: scene.buyer.token)
                 #expect(response.status == .created)
             }
-            var room = try #require((try await scene.client.send(.get, "/v1/chat/rooms", token: scene.seller.token).jsonObject()["items"] as? [[String: Any]])?.first)
-            #expect(room["unreadCount"] as? Int == 5)
-            #expect((room["lastMessage"] as? [String: Any])?["text"] as? String == "메시지 5")
-            let buyerRoom = try #require((try await scene.client.send(.get, "/v1/chat/rooms", token: scene.buyer.token).jsonObject()["items"] as? [[String: Any]])?.first)
-            #expect(buyerRoom["unreadCount"] as? Int == 0, "one's own messages are read")
+            var room = try #require(try await Self.rooms(of: scene.seller.token, scene).first)
+            #expect(room.unreadCount == 5)
+            #expect(room.lastMessage?.text == "메시지 5" && room.lastMessage?.seq == 5 && room.lastMessage?.clientId == "r5")
+            let buyerRoom = try #require(try await Self.rooms(of: scene.buyer.token, scene).first)
+            #expect(buyerRoom.unreadCount == 0, "one's own messages are read")
 
             let buyer = try await TestSocket.connect(port: scene.port, token: scene.buyer.token)
             seller.send(["type": "read", "roomId": scene.roomId, "seq": 3])
             let receipt = try await buyer.next(type: "read")
             #expect(receipt["userId"] as? String == scene.seller.id)
             #expect(receipt["seq"] as? Int == 3)
-            room = try #require((try await scene.client.send(.get, "/v1/chat/rooms", token: scene.seller.token).jsonObject()["items"] as? [[String: Any]])?.first)
-            #expect(room["unreadCount"] as? Int == 2)
-            #expect(room["lastReadSeq"] as? Int == 3)
+            room = try #require(try await Self.rooms(of: scene.seller.token, scene).first)
+            #expect(room.unreadCount == 2)
+            #expect(room.lastReadSeq == 3)
             #expect(try await scene.client.send(.post, "/v1/chat/rooms/\(scene.roomId)/read", json: ["seq": 99], token: scene.seller.token).status == .noContent)
-            room = try #require((try await scene.client.send(.get, "/v1/chat/rooms", token: scene.seller.token).jsonObject()["items"] as? [[String: Any]])?.first)
-            #expect(room["unreadCount"] as? Int == 0)
-            #expect(room["lastReadSeq"] as? Int == 5, "never past the last message")
+            room = try #require(try await Self.rooms(of: scene.seller.token, scene).first)
+            #expect(room.unreadCount == 0)
+            #expect(room.lastReadSeq == 5, "never past the last message")
 
-            let page = try await scene.client.send(.get, "/v1/chat/rooms/\(scene.roomId)/messages?limit=2", token: scene.seller.token).jsonObject()
-            #expect((page["items"] as? [[String: Any]])?.compactMap { $0["seq"] as? Int } == [5, 4])
-            let cursor = try #require(page["nextCursor"] as? String)
-            let next = try await scene.client.send(.get, "/v1/chat/rooms/\(scene.roomId)/messages?limit=2&cursor=\(cursor)", token: scene.seller.token).jsonObject()
-            #expect((next["items"] as? [[String: Any]])?.compactMap { $0["seq"] as? Int } == [3, 2])
-            let before = try await scene.client.send(.get, "/v1/chat/rooms/\(scene.roomId)/messages?before=2", token: scene.seller.token).jsonObject()
-            #expect((before["items"] as? [[String: Any]])?.compactMap { $0["seq"] as? Int } == [1])
+            func history(_ query: String) async throws -> TestPage<MessageResponse> {
+                try await scene.client.send(.get, "/v1/chat/rooms/\(scene.roomId)/messages?\(query)", token: scene.seller.token).decoded()
+            }
+            let page = try await history("limit=2")
+            #expect(page.items.map(\.seq) == [5, 4])
+            #expect(page.items.allSatisfy { $0.roomId == scene.roomId && $0.senderId == scene.buyer.id && $0.kind == .text && !$0.removed })
+            let cursor = try #require(page.nextCursor)
+            let next = try await history("limit=2&cursor=\(cursor)")
+            #expect(next.items.map(\.seq) == [3, 2])
+            let before = try await history("before=2")
+            #expect(before.items.map(\.seq) == [1] && before.items.first?.text == "메시지 1" && before.nextCursor == nil)
             await seller.close()
             await buyer.close()
         }

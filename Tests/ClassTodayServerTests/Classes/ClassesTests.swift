@@ -1,3 +1,4 @@
+import ClassTodayCore
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
@@ -45,11 +46,13 @@ struct ClassesTests {
             let (token, _) = try await client.signup()
             let response = try await client.send(.post, "/v1/classes", json: ["type": "buy", "name": "수학 과외 구해요"], token: token)
             #expect(response.status == .created)
-            let json = try response.jsonObject()
-            #expect(json["capacity"] as? Int == 1)
-            #expect(json["priceUnit"] as? String == "perHour")
-            #expect(json["days"] as? [String] == [])
-            #expect(json["price"] is NSNull && json["location"] is NSNull && json["time"] is NSNull)
+            // Decoding checks that the nullable fields are there, as null.
+            let listing = try response.decoded(as: ClassResponse.self)
+            #expect(listing.capacity == 1)
+            #expect(listing.priceUnit == .perHour)
+            #expect(listing.days.isEmpty && listing.subjects.isEmpty && listing.targets.isEmpty && listing.images.isEmpty)
+            #expect(listing.price == nil && listing.location == nil && listing.time == nil && listing.place == nil && listing.keywordLocation == nil)
+            #expect(listing.distance == nil && !listing.hidden)
         }
     }
 
@@ -128,11 +131,12 @@ struct ClassesTests {
             let id = try #require(try await client.createClass(token: token)["id"] as? String)
             let response = try await client.send(.patch, "/v1/classes/\(id)", json: ["price": NSNull(), "capacity": 3, "location": NSNull()], token: token)
             #expect(response.status == .ok)
-            let json = try response.jsonObject()
-            #expect(json["price"] is NSNull && json["location"] is NSNull)
-            #expect(json["capacity"] as? Int == 3)
-            #expect(json["name"] as? String == "기타 왕초보 레슨")
-            #expect(json["time"] as? String == "10:00-12:00")
+            let listing = try response.decoded(as: ClassResponse.self)
+            #expect(listing.price == nil && listing.location == nil)
+            #expect(listing.capacity == 3)
+            #expect(listing.name == "기타 왕초보 레슨")
+            #expect(listing.time == "10:00-12:00")
+            #expect(listing.keywordLocation == "관악구" && listing.days == [.sat, .sun])
             let invalid = try await client.send(.patch, "/v1/classes/\(id)", json: ["capacity": 0], token: token)
             #expect(try invalid.problemFields() == ["capacity"])
         }
@@ -167,9 +171,9 @@ struct ClassesTests {
             let (token, _) = try await client.signup()
             let id = try #require(try await client.createClass(token: token)["id"] as? String)
             let closed = try await client.send(.put, "/v1/classes/\(id)/status", json: ["status": "closed"], token: token)
-            #expect(try closed.jsonObject()["status"] as? String == "closed")
+            #expect(try closed.decoded(as: ClassResponse.self).status == .closed)
             let reopened = try await client.send(.put, "/v1/classes/\(id)/status", json: ["status": "open"], token: token)
-            #expect(try reopened.jsonObject()["status"] as? String == "open")
+            #expect(try reopened.decoded(as: ClassResponse.self).status == .open)
             let matched = try await client.send(.put, "/v1/classes/\(id)/status", json: ["status": "matched"], token: token)
             #expect(try matched.problemFields() == ["status"])
             let missing = try await client.send(.put, "/v1/classes/\(id)/status", json: [:], token: token)
@@ -202,18 +206,21 @@ struct ClassesTests {
             for _ in 0..<3 {
                 #expect(try await client.send(.put, "/v1/classes/\(id)/favorite", token: fan).status == .noContent)
             }
-            var seen = try await client.send(.get, "/v1/classes/\(id)", token: fan).jsonObject()
-            #expect(seen["favoriteCount"] as? Int == 1)
-            #expect(seen["isFavorite"] as? Bool == true)
-            let anonymous = try await client.send(.get, "/v1/classes/\(id)").jsonObject()
-            #expect(anonymous["isFavorite"] as? Bool == false)
+            func listing(as token: String?) async throws -> ClassResponse {
+                try await client.send(.get, "/v1/classes/\(id)", token: token).decoded()
+            }
+            var seen = try await listing(as: fan)
+            #expect(seen.favoriteCount == 1)
+            #expect(seen.isFavorite)
+            let anonymous = try await listing(as: nil)
+            #expect(!anonymous.isFavorite && anonymous.favoriteCount == 1)
             #expect(try await client.walk("/v1/me/favorites", token: fan, limit: 5) == [id])
             for _ in 0..<2 {
                 #expect(try await client.send(.delete, "/v1/classes/\(id)/favorite", token: fan).status == .noContent)
             }
-            seen = try await client.send(.get, "/v1/classes/\(id)", token: fan).jsonObject()
-            #expect(seen["favoriteCount"] as? Int == 0)
-            #expect(seen["isFavorite"] as? Bool == false)
+            seen = try await listing(as: fan)
+            #expect(seen.favoriteCount == 0)
+            #expect(!seen.isFavorite)
             #expect(try await client.send(.put, "/v1/classes/\(id)/favorite").status == .unauthorized)
         }
     }

@@ -22,7 +22,7 @@ struct MatchingTests {
         for _ in 0..<count {
             let buyer = try await client.signup(nickname: "학생")
             let room = try await client.send(.post, "/v1/chat/rooms", json: ["classId": classId], token: buyer.token)
-            buyers.append((buyer.token, buyer.id, try #require(try room.jsonObject()["id"] as? String)))
+            buyers.append((buyer.token, buyer.id, try room.decoded(as: RoomResponse.self).id))
         }
         return Setup(seller: seller, buyers: buyers, classId: classId)
     }
@@ -30,7 +30,19 @@ struct MatchingTests {
     static func propose(_ client: any TestClientProtocol, roomId: String, token: String, _ terms: [String: Any] = [:]) async throws -> String {
         let response = try await client.send(.post, "/v1/chat/rooms/\(roomId)/matches", json: terms, token: token)
         #expect(response.status == .created)
-        return try #require(try response.jsonObject()["id"] as? String)
+        return try response.decoded(as: MatchResponse.self).id
+    }
+
+    /// The class's status as anyone sees it.
+    static func classStatus(_ client: any TestClientProtocol, _ classId: String) async throws -> ClassStatus {
+        try await client.send(.get, "/v1/classes/\(classId)").decoded(as: ClassResponse.self).status
+    }
+
+    /// The action's answer: the match, after checking it is a 200.
+    static func act(_ client: any TestClientProtocol, _ action: String, matchId: String, token: String) async throws -> MatchResponse {
+        let response = try await client.send(.post, "/v1/matches/\(matchId)/\(action)", token: token)
+        #expect(response.status == .ok, "\(action)")
+        return try response.decoded()
     }
 
     @Test("propose → accept → complete, with terms from the class and a system message at each step")
@@ -40,29 +52,29 @@ struct MatchingTests {
             let buyer = setup.buyers[0]
             let proposed = try await client.send(.post, "/v1/chat/rooms/\(buyer.roomId)/matches", json: ["price": 18000], token: buyer.token)
             #expect(proposed.status == .created)
-            let match = try proposed.jsonObject()
-            let id = try #require(match["id"] as? String)
-            #expect(match["status"] as? String == "proposed")
-            #expect(match["proposedBy"] as? String == buyer.id)
-            #expect(match["sellerId"] as? String == setup.seller.id)
-            #expect(match["price"] as? Int == 18000)
-            #expect(match["time"] as? String == "10:00-12:00", "absent terms come from the class")
+            let match = try proposed.decoded(as: MatchResponse.self)
+            #expect(match.status == .proposed)
+            #expect(match.proposedBy == buyer.id)
+            #expect(match.sellerId == setup.seller.id && match.buyerId == buyer.id && match.roomId == buyer.roomId)
+            #expect(match.classId == setup.classId)
+            #expect(match.price == 18000)
+            #expect(match.time == "10:00-12:00", "absent terms come from the class")
+            #expect(match.days == [.sat, .sun] && match.priceUnit == .perHour)
 
-            let accepted = try await client.send(.post, "/v1/matches/\(id)/accept", token: setup.seller.token)
-            #expect(try accepted.jsonObject()["status"] as? String == "accepted")
-            let listing = try await client.send(.get, "/v1/classes/\(setup.classId)").jsonObject()
-            #expect(listing["status"] as? String == "matched", "capacity 1 is full")
-            #expect(try await client.send(.post, "/v1/matches/\(id)/complete", token: buyer.token).jsonObject()["status"] as? String == "completed")
+            #expect(try await Self.act(client, "accept", matchId: match.id, token: setup.seller.token).status == .accepted)
+            #expect(try await Self.classStatus(client, setup.classId) == .matched, "capacity 1 is full")
+            #expect(try await Self.act(client, "complete", matchId: match.id, token: buyer.token).status == .completed)
 
-            let history = try await client.send(.get, "/v1/chat/rooms/\(buyer.roomId)/messages", token: buyer.token).jsonObject()
-            let messages = try #require(history["items"] as? [[String: Any]])
-            #expect(messages.map { $0["kind"] as? String } == ["system", "system", "system"])
-            #expect(messages.last?["text"] as? String == "매칭을 제안했어요")
+            let history = try await client.send(.get, "/v1/chat/rooms/\(buyer.roomId)/messages", token: buyer.token)
+            let messages = try history.decoded(as: TestPage<MessageResponse>.self).items
+            #expect(messages.map(\.kind) == [.system, .system, .system])
+            #expect(messages.map(\.seq) == [3, 2, 1], "newest first")
+            #expect(messages.last?.text == "매칭을 제안했어요")
 
-            let mine = try await client.send(.get, "/v1/me/matches?role=buyer", token: buyer.token).jsonObject()
-            #expect((mine["items"] as? [[String: Any]])?.count == 1)
-            let asSeller = try await client.send(.get, "/v1/me/matches?role=seller", token: buyer.token).jsonObject()
-            #expect((asSeller["items"] as? [[String: Any]])?.count == 0)
+            let mine = try await client.send(.get, "/v1/me/matches?role=buyer", token: buyer.token).decoded(as: TestPage<MatchResponse>.self)
+            #expect(mine.items.map(\.id) == [match.id] && mine.items.first?.status == .completed)
+            let asSeller = try await client.send(.get, "/v1/me/matches?role=seller", token: buyer.token).decoded(as: TestPage<MatchResponse>.self)
+            #expect(asSeller.items.isEmpty)
             #expect(try await client.send(.get, "/v1/me/matches?role=teacher", token: buyer.token).problemFields() == ["role"])
         }
     }
@@ -79,7 +91,7 @@ struct MatchingTests {
             #expect(try await client.send(.post, "/v1/matches/\(id)/accept", token: outsider.token).status == .forbidden)
             #expect(try await client.send(.post, "/v1/matches/01ZZZZZZZZZZZZZZZZZZZZZZZZ/accept", token: buyer.token).status == .notFound)
             #expect(try await client.send(.post, "/v1/chat/rooms/\(buyer.roomId)/matches", json: [:], token: outsider.token).status == .forbidden)
-            #expect(try await client.send(.post, "/v1/matches/\(id)/decline", token: setup.seller.token).jsonObject()["status"] as? String == "declined")
+            #expect(try await Self.act(client, "decline", matchId: id, token: setup.seller.token).status == .declined)
             for action in ["accept", "decline", "cancel", "complete"] {
                 #expect(try await client.send(.post, "/v1/matches/\(id)/\(action)", token: setup.seller.token).status == .conflict, "\(action) after decline")
             }
@@ -97,16 +109,16 @@ struct MatchingTests {
                 ids.append(try await Self.propose(client, roomId: buyer.roomId, token: buyer.token))
             }
             #expect(try await client.send(.post, "/v1/matches/\(ids[0])/accept", token: setup.seller.token).status == .ok)
-            #expect(try await client.send(.get, "/v1/classes/\(setup.classId)").jsonObject()["status"] as? String == "open")
+            #expect(try await Self.classStatus(client, setup.classId) == .open)
             #expect(try await client.send(.post, "/v1/matches/\(ids[1])/accept", token: setup.seller.token).status == .ok)
-            #expect(try await client.send(.get, "/v1/classes/\(setup.classId)").jsonObject()["status"] as? String == "matched")
+            #expect(try await Self.classStatus(client, setup.classId) == .matched)
             #expect(try await client.send(.post, "/v1/matches/\(ids[2])/accept", token: setup.seller.token).status == .conflict, "no seat left")
             #expect(try await client.send(.post, "/v1/chat/rooms/\(setup.buyers[2].roomId)/matches", json: [:], token: setup.buyers[2].token).status == .conflict)
             // The default search shows open classes only.
-            let openClasses = try await client.send(.get, "/v1/classes").jsonObject()["items"] as? [[String: Any]]
-            #expect(openClasses?.isEmpty == true)
-            #expect(try await client.send(.post, "/v1/matches/\(ids[0])/cancel", token: setup.buyers[0].token).status == .ok)
-            #expect(try await client.send(.get, "/v1/classes/\(setup.classId)").jsonObject()["status"] as? String == "open")
+            let openClasses = try await client.send(.get, "/v1/classes").decoded(as: TestPage<ClassResponse>.self)
+            #expect(openClasses.items.isEmpty)
+            #expect(try await Self.act(client, "cancel", matchId: ids[0], token: setup.buyers[0].token).status == .cancelled)
+            #expect(try await Self.classStatus(client, setup.classId) == .open)
             #expect(try await client.send(.post, "/v1/matches/\(ids[2])/accept", token: setup.seller.token).status == .ok)
         }
     }
@@ -156,10 +168,12 @@ struct MatchingTests {
             let profile = try await client.send(.get, "/v1/users/\(setup.seller.id)").jsonObject()
             let rating = try #require(profile["rating"] as? [String: Any])
             #expect(rating["average"] as? Double == 4.5 && rating["count"] as? Int == 1)
-            let writer = try await client.send(.get, "/v1/classes/\(setup.classId)").jsonObject()["writer"] as? [String: Any]
-            #expect((writer?["rating"] as? [String: Any])?["count"] as? Int == 1)
-            let list = try await client.send(.get, "/v1/users/\(setup.seller.id)/reviews").jsonObject()
-            #expect((list["items"] as? [[String: Any]])?.first?["description"] as? String == "친절해요")
+            let writer = try await client.send(.get, "/v1/classes/\(setup.classId)").decoded(as: ClassResponse.self).writer
+            #expect(writer.rating == Rating(average: 4.5, count: 1))
+            let list = try await client.send(.get, "/v1/users/\(setup.seller.id)/reviews").decoded(as: TestPage<ReviewResponse>.self)
+            #expect(list.items.map(\.description) == ["친절해요"])
+            let review = try #require(list.items.first)
+            #expect(review.matchId == id && review.reviewerId == buyer.id && review.revieweeId == setup.seller.id && review.grade == 4.5)
             #expect(try await client.send(.get, "/v1/users/01ZZZZZZZZZZZZZZZZZZZZZZZZ/reviews").status == .notFound)
         }
     }
@@ -214,7 +228,7 @@ struct MatchingTests {
                 "lat": 37.4842, "lon": 126.9297, "radius": 2000, "q": "수학", "subjects": ["math"], "maxPrice": 40000,
             ], token: watcher)
             #expect(alert.status == .created)
-            let alertId = try #require(try alert.jsonObject()["id"] as? String)
+            let alertId = try alert.decoded(as: AlertResponse.self).id
             let socket = try await TestSocket.connect(port: try #require(client.port), token: watcher)
 
             let hit = try #require(try await client.createClass(token: teacher, [
@@ -272,7 +286,7 @@ struct MatchingTests {
 
             let matchId = try await Self.propose(client, roomId: setup.buyers[0].roomId, token: setup.buyers[0].token)
             #expect(try await client.send(.post, "/v1/matches/\(matchId)/accept", token: setup.seller.token).status == .ok)
-            #expect(try await client.send(.get, "/v1/classes/\(setup.classId)").jsonObject()["status"] as? String == "matched")
+            #expect(try await Self.classStatus(client, setup.classId) == .matched)
             let step = try await environment.matches.apply(.cancel, matchId: matchId, by: setup.buyers[0].id, at: Date())
             #expect(step.reopenedClass)
             try await expectNotifications(3, "reopened by a cancel")
@@ -286,7 +300,9 @@ struct MatchingTests {
             var ids: [String] = []
             for index in 0..<5 {
                 let response = try await client.send(.post, "/v1/alerts", json: ["lat": 37.5, "lon": 127.0, "radius": 1000 + index], token: token)
-                ids.append(try #require(try response.jsonObject()["id"] as? String))
+                let alert = try response.decoded(as: AlertResponse.self)
+                #expect(alert.radius == Double(1000 + index) && alert.q == nil && alert.type == nil)
+                ids.append(alert.id)
             }
             #expect(try await client.walk("/v1/alerts", token: token, limit: 2) == ids.reversed())
             let setup = try await Self.setUp(client, capacity: 5, buyers: 3)

@@ -134,6 +134,14 @@ extension TestResponse {
         try #require(try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any])
     }
 
+    /// The body decoded as `Value`, one of the response types the server writes, with RFC 3339 dates: a missing
+    /// field, or one of another type, fails the test.
+    func decoded<Value: Decodable>(as type: Value.Type = Value.self) throws -> Value {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(Value.self, from: Data(body.readableBytesView))
+    }
+
     /// The body parsed as a problem document, after checking the content type and status agree.
     func problem() throws -> [String: Any] {
         #expect(headers[.contentType] == "application/problem+json")
@@ -149,6 +157,12 @@ extension TestResponse {
         let errors = try #require(try problem()["errors"] as? [[String: Any]])
         return errors.compactMap { $0["field"] as? String }
     }
+}
+
+/// A page of a list as the API writes it (`{items, nextCursor}`), decoded with ``TestResponse/decoded(as:)``.
+struct TestPage<Item: Decodable>: Decodable {
+    let items: [Item]
+    let nextCursor: String?
 }
 
 extension TestClientProtocol {

@@ -172,7 +172,7 @@ enum ImageURL {
 }
 
 /// `{thumb, card, full}`: the URL paths of an image's variants, which every client decodes (WebP or JPEG by `Accept`).
-struct ImageVariantLinks: Encodable, Equatable {
+struct ImageVariantLinks: Codable, Equatable {
     /// The path of the variant that fits 320 x 320.
     let thumb: String
     /// The path of the variant that fits 800 x 800.

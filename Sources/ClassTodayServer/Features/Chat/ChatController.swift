@@ -122,7 +122,7 @@ struct ReadRequest: Decodable {
 }
 
 /// A room as its member sees it.
-struct RoomResponse: ResponseEncodable {
+struct RoomResponse: ResponseCodable {
     /// The room's id.
     let id: String
     /// The class the room is about.
@@ -143,7 +143,7 @@ struct RoomResponse: ResponseEncodable {
     let createdAt: Date
 
     /// `{id, name, type, status}` of the room's class.
-    struct ClassSummary: Encodable {
+    struct ClassSummary: Codable {
         /// The class's id.
         let id: String
         /// Its name.

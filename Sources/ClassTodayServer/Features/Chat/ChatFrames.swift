@@ -3,7 +3,7 @@ import Foundation
 import Hummingbird
 
 /// A message object as the API shows it.
-struct MessageResponse: ResponseEncodable {
+struct MessageResponse: ResponseCodable {
     /// The message's id.
     let id: String
     /// Its room.

@@ -3,7 +3,7 @@ import Foundation
 import Hummingbird
 
 /// A class object as the API shows it.
-struct ClassResponse: ResponseEncodable {
+struct ClassResponse: ResponseCodable {
     let id: String
     let type: ClassType
     let name: String
@@ -31,7 +31,7 @@ struct ClassResponse: ResponseEncodable {
     let updatedAt: Date
 
     /// `{id, url, variants}` of one of the class's images.
-    struct ImageLink: Encodable {
+    struct ImageLink: Codable {
         let id: String
         let url: String
         let variants: ImageVariantLinks
@@ -101,7 +101,7 @@ extension Rating {
 
 /// A user as shown next to what they wrote: `{id, nickname, profileImageUrl, profileImageVariants, rating}` (writers,
 /// room members).
-struct WriterResponse: Encodable {
+struct WriterResponse: Codable {
     let id: String
     let nickname: String
     @Nullable var profileImageUrl: String?

@@ -82,7 +82,7 @@ struct MarkReadRequest: Decodable {
 }
 
 /// An alert as the API shows it.
-struct AlertResponse: ResponseEncodable {
+struct AlertResponse: ResponseCodable {
     let id: String
     let lat: Double
     let lon: Double

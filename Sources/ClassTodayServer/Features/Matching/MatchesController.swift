@@ -109,7 +109,7 @@ struct ReviewRequest: Decodable {
 }
 
 /// A match as the API shows it.
-struct MatchResponse: ResponseEncodable {
+struct MatchResponse: ResponseCodable {
     let id: String
     let roomId: String
     let classId: String
@@ -135,7 +135,7 @@ struct MatchResponse: ResponseEncodable {
 }
 
 /// A review as the API shows it.
-struct ReviewResponse: ResponseEncodable {
+struct ReviewResponse: ResponseCodable {
     let id: String
     let matchId: String
     let reviewerId: String
