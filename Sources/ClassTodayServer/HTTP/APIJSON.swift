@@ -85,14 +85,20 @@ public enum RFC3339 {
     ///
     /// Written with calendar arithmetic rather than a format style: every chat frame carries a date.
     public static func format(_ date: Date) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(20)
+        append(date, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `date`'s UTF-8 text, as ``format(_:)`` writes it, to `bytes` (JSON pages write many dates).
+    static func append(_ date: Date, to bytes: inout [UInt8]) {
         // Four digits of year show 0000-01-01T00:00:00Z through 9999-12-31T23:59:59Z; later or earlier dates are clamped.
         let interval = date.timeIntervalSince1970.isNaN ? 0 : date.timeIntervalSince1970
         let seconds = Int64(min(max(interval, -62_167_219_200), 253_402_300_799).rounded(.down))
         let (days, secondOfDay) = seconds.floorDivided(by: 86_400)
         let (year, month, day) = civilDate(daysSince1970: days)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(20)
-        func append(_ value: Int64, digits: Int) {
+        func write(_ value: Int64, digits: Int, then separator: Unicode.Scalar) {
             var divisor: Int64 = 1
             for _ in 1..<digits { divisor *= 10 }
             var rest = value
@@ -101,20 +107,14 @@ public enum RFC3339 {
                 rest %= divisor
                 divisor /= 10
             }
+            bytes.append(UInt8(ascii: separator))
         }
-        append(year, digits: 4)
-        bytes.append(UInt8(ascii: "-"))
-        append(month, digits: 2)
-        bytes.append(UInt8(ascii: "-"))
-        append(day, digits: 2)
-        bytes.append(UInt8(ascii: "T"))
-        append(secondOfDay / 3_600, digits: 2)
-        bytes.append(UInt8(ascii: ":"))
-        append(secondOfDay / 60 % 60, digits: 2)
-        bytes.append(UInt8(ascii: ":"))
-        append(secondOfDay % 60, digits: 2)
-        bytes.append(UInt8(ascii: "Z"))
-        return String(decoding: bytes, as: UTF8.self)
+        write(year, digits: 4, then: "-")
+        write(month, digits: 2, then: "-")
+        write(day, digits: 2, then: "T")
+        write(secondOfDay / 3_600, digits: 2, then: ":")
+        write(secondOfDay / 60 % 60, digits: 2, then: ":")
+        write(secondOfDay % 60, digits: 2, then: "Z")
     }
 
     /// The proleptic Gregorian (year, month, day) of a day counted from 1970-01-01 (Howard Hinnant's

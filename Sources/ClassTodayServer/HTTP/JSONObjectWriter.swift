@@ -1,127 +1,184 @@
 import Foundation
 
-/// Writes the text of one JSON object, field by field, in the order written.
+/// Writes the UTF-8 text of one JSON object, field by field, in the order written. Nested objects and arrays of them
+/// are written in place (``add(_:object:_:)``, ``add(_:objects:_:)``), and a whole page of objects into one buffer
+/// (``init(appendingTo:)``, ``finishBytes()``).
 ///
 /// For the chat frames and bus events that every message passes through several times, and the class objects of a
 /// page, where `JSONEncoder`'s cost shows. Strings are escaped as ``APIJSONEncoder`` escapes them (quotes, backslashes
 /// and control characters; slashes and non-ASCII text are written as they are), and dates are RFC 3339 as the API
-/// writes them.
+/// writes them. The text is kept as bytes: small appends to a `String` cost several times more, and a page makes
+/// thousands of them.
 struct JSONObjectWriter {
-    private var text = "{"
+    private var bytes: [UInt8]
     private var empty = true
 
     /// Starts an empty object.
     init() {
-        text.reserveCapacity(192)
+        bytes = []
+        bytes.reserveCapacity(256)
+        bytes.append(UInt8(ascii: "{"))
+    }
+
+    /// Starts an empty object at the end of `bytes`, which ``finishBytes()`` gives back with the object appended.
+    init(appendingTo bytes: consuming [UInt8]) {
+        // Consumed, so that the storage is referenced once here and the object appends to it in place.
+        self.bytes = consume bytes
+        self.bytes.append(UInt8(ascii: "{"))
     }
 
     /// A string field; nil is written as `null`.
     mutating func add(_ key: StaticString, _ value: String?) {
         startField(key)
-        if let value { Self.appendString(value, to: &text) } else { text += "null" }
+        if let value { Self.appendString(value, to: &bytes) } else { append("null") }
     }
 
     /// An integer field; nil is written as `null`.
     mutating func add(_ key: StaticString, _ value: (some BinaryInteger)?) {
         startField(key)
-        if let value { text += String(value) } else { text += "null" }
+        if let value { bytes.append(contentsOf: String(value).utf8) } else { append("null") }
     }
 
     /// A number field, written as `JSONEncoder` writes a `Double` (no `.0` on whole numbers). `value` is finite.
     mutating func add(_ key: StaticString, _ value: Double) {
         startField(key)
         let number = value.description
-        text += number.hasSuffix(".0") ? number.dropLast(2) : Substring(number)
+        bytes.append(contentsOf: number.hasSuffix(".0") ? number.utf8.dropLast(2) : number.utf8[...])
     }
 
     /// A boolean field.
     mutating func add(_ key: StaticString, _ value: Bool) {
         startField(key)
-        text += value ? "true" : "false"
+        append(value ? "true" : "false")
     }
 
     /// A date field, as an RFC 3339 string.
     mutating func add(_ key: StaticString, _ value: Date) {
         startField(key)
-        text += "\""
-        text += RFC3339.format(value)
-        text += "\""
+        bytes.append(UInt8(ascii: "\""))
+        RFC3339.append(value, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
     }
 
     /// An array of strings.
     mutating func add(_ key: StaticString, _ values: [String]) {
         startField(key)
-        text += "["
+        bytes.append(UInt8(ascii: "["))
         for (index, value) in values.enumerated() {
-            if index > 0 { text += "," }
-            Self.appendString(value, to: &text)
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            Self.appendString(value, to: &bytes)
         }
-        text += "]"
+        bytes.append(UInt8(ascii: "]"))
     }
 
-    /// A field whose value is already JSON text (an object written by another writer, or stored JSON).
+    /// A field whose value is already JSON text (stored JSON).
     mutating func add(_ key: StaticString, json: String) {
         startField(key)
-        text += json
+        bytes.append(contentsOf: json.utf8)
     }
 
-    /// The text of an object whose fields `fields` writes.
-    static func object(_ fields: (inout JSONObjectWriter) -> Void) -> String {
-        var object = JSONObjectWriter()
-        fields(&object)
-        return object.finish()
+    /// An object field whose fields `fields` writes, in place; nil is written as `null`.
+    mutating func add<Value>(_ key: StaticString, object value: Value?, _ fields: (inout JSONObjectWriter, Value) -> Void) {
+        startField(key)
+        guard let value else { return append("null") }
+        writeObject { fields(&$0, value) }
     }
 
-    /// A JSON array of values already written as JSON text.
-    static func array(_ elements: [String]) -> String {
-        "[" + elements.joined(separator: ",") + "]"
+    /// An array field of objects, each written in place by `fields`.
+    mutating func add<Element>(_ key: StaticString, objects: some Sequence<Element>, _ fields: (inout JSONObjectWriter, Element) -> Void) {
+        startField(key)
+        bytes.append(UInt8(ascii: "["))
+        var first = true
+        for element in objects {
+            if !first { bytes.append(UInt8(ascii: ",")) }
+            first = false
+            writeObject { fields(&$0, element) }
+        }
+        bytes.append(UInt8(ascii: "]"))
     }
 
     /// The object's text.
     consuming func finish() -> String {
-        text + "}"
+        String(decoding: finishBytes(), as: UTF8.self)
     }
 
+    /// The object's UTF-8 bytes, after the bytes it was started on, if any.
+    consuming func finishBytes() -> [UInt8] {
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    /// Appends an object whose fields `fields` writes: the bytes move into its writer and back, without a copy.
+    private mutating func writeObject(_ fields: (inout JSONObjectWriter) -> Void) {
+        var taken: [UInt8] = []
+        swap(&taken, &bytes)
+        var object = JSONObjectWriter(appendingTo: taken)
+        fields(&object)
+        bytes = object.finishBytes()
+    }
+
+    /// Writes `,"key":` (no comma before the first field).
     private mutating func startField(_ key: StaticString) {
-        if !empty { text += "," }
+        if !empty { bytes.append(UInt8(ascii: ",")) }
         empty = false
-        text += "\""
-        text += key.description
-        text += "\":"
+        bytes.append(UInt8(ascii: "\""))
+        append(key)
+        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+    }
+
+    private mutating func append(_ literal: StaticString) {
+        literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
     /// Appends `value` as a quoted JSON string (also for JSON written without a writer: rows bound to a statement).
     static func appendString(_ value: String, to text: inout String) {
-        text += "\""
+        var bytes: [UInt8] = []
+        appendString(value, to: &bytes)
+        text += String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `value` as a quoted JSON string to UTF-8 `bytes`.
+    static func appendString(_ value: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
         let utf8 = value.utf8
         guard utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
-            text += value
-            text += "\""
+            bytes.append(contentsOf: utf8)
+            bytes.append(UInt8(ascii: "\""))
             return
         }
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case "\u{08}": text += "\\b"
-            case "\u{0C}": text += "\\f"
-            case let control where control.value < 0x20:
-                let hex = String(control.value, radix: 16)
-                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        for byte in utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: #"\""#.utf8)
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: #"\\"#.utf8)
+            case UInt8(ascii: "\n"): bytes.append(contentsOf: #"\n"#.utf8)
+            case UInt8(ascii: "\r"): bytes.append(contentsOf: #"\r"#.utf8)
+            case UInt8(ascii: "\t"): bytes.append(contentsOf: #"\t"#.utf8)
+            case 0x08: bytes.append(contentsOf: #"\b"#.utf8)
+            case 0x0C: bytes.append(contentsOf: #"\f"#.utf8)
+            case ..<0x20:
+                let hex = String(byte, radix: 16)
+                bytes.append(contentsOf: (#"\u"# + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
             default:
-                text.unicodeScalars.append(scalar)
+                // Bytes of multi-byte characters are all 0x80 or more: copied as they are.
+                bytes.append(byte)
             }
         }
-        text += "\""
+        bytes.append(UInt8(ascii: "\""))
     }
 }
 
 /// A response object that writes its own JSON text, byte for byte what `APIJSONEncoder` writes for it: pages of such
-/// items are written with ``JSONObjectWriter`` instead of `JSONEncoder`.
+/// items are written with ``JSONObjectWriter`` instead of `JSONEncoder`, all into one buffer.
 protocol JSONTextRepresentable: Encodable {
+    /// Writes the object's fields.
+    func writeFields(to object: inout JSONObjectWriter)
+}
+
+extension JSONTextRepresentable {
     /// The object as JSON text.
-    var jsonText: String { get }
+    var jsonText: String {
+        var object = JSONObjectWriter()
+        writeFields(to: &object)
+        return object.finish()
+    }
 }

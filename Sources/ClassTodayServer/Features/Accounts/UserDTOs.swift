@@ -187,6 +187,10 @@ struct ImageVariantLinks: Codable, Equatable {
         full = ImageURL.path(for: imageId, variant: .full)
     }
 
-    /// The object as JSON text, for ``JSONObjectWriter``: the bytes `APIJSONEncoder` writes (keys sorted).
-    var jsonText: String { JSONObjectWriter.object { $0.add("card", card); $0.add("full", full); $0.add("thumb", thumb) } }
+    /// Writes the object's fields with ``JSONObjectWriter``: the bytes `APIJSONEncoder` writes (keys sorted).
+    func writeFields(to object: inout JSONObjectWriter) {
+        object.add("card", card)
+        object.add("full", full)
+        object.add("thumb", thumb)
+    }
 }

@@ -82,7 +82,7 @@ enum ServerFrame {
         object.add("kind", message.kind.rawValue)
         object.add("text", message.text)
         object.add("imageUrl", message.imageId.map(ImageURL.path(for:)))
-        object.add("imageVariants", json: message.imageId.map { ImageVariantLinks(imageId: $0).jsonText } ?? "null")
+        object.add("imageVariants", object: message.imageId.map(ImageVariantLinks.init(imageId:))) { $1.writeFields(to: &$0) }
         object.add("clientId", message.clientId)
         object.add("sentAt", message.sentAt)
         object.add("removed", message.removed)

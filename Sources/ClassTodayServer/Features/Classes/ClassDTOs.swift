@@ -51,10 +51,9 @@ struct ClassResponse: ResponseCodable {
 }
 
 extension ClassResponse: JSONTextRepresentable {
-    /// The object as JSON text: the bytes `APIJSONEncoder` writes for it (keys sorted, `distance` left out when nil),
+    /// The object's fields: the bytes `APIJSONEncoder` writes for it (keys sorted, `distance` left out when nil),
     /// without `JSONEncoder`'s cost, which was a fifth of a served search page's CPU time.
-    var jsonText: String {
-        var object = JSONObjectWriter()
+    func writeFields(to object: inout JSONObjectWriter) {
         object.add("capacity", capacity)
         object.add("createdAt", createdAt)
         object.add("days", days.map(\.rawValue))
@@ -63,10 +62,14 @@ extension ClassResponse: JSONTextRepresentable {
         object.add("favoriteCount", favoriteCount)
         object.add("hidden", hidden)
         object.add("id", id)
-        object.add("images", json: JSONObjectWriter.array(images.map(\.jsonText)))
+        object.add("images", objects: images) { image, link in
+            image.add("id", link.id)
+            image.add("url", link.url)
+            image.add("variants", object: link.variants) { $1.writeFields(to: &$0) }
+        }
         object.add("isFavorite", isFavorite)
         object.add("keywordLocation", keywordLocation)
-        object.add("location", json: location.map(\.jsonText) ?? "null")
+        object.add("location", object: location) { $1.writeFields(to: &$0) }
         object.add("name", name)
         object.add("place", place)
         object.add("price", price)
@@ -77,26 +80,24 @@ extension ClassResponse: JSONTextRepresentable {
         object.add("time", time)
         object.add("type", type.rawValue)
         object.add("updatedAt", updatedAt)
-        object.add("writer", json: writer.jsonText)
-        return object.finish()
-    }
-}
-
-extension ClassResponse.ImageLink {
-    /// The object as JSON text, keys sorted.
-    var jsonText: String {
-        JSONObjectWriter.object { $0.add("id", id); $0.add("url", url); $0.add("variants", json: variants.jsonText) }
+        object.add("writer", object: writer) { $1.writeFields(to: &$0) }
     }
 }
 
 extension GeoPoint {
-    /// `{lat, lon}` as JSON text.
-    var jsonText: String { JSONObjectWriter.object { $0.add("lat", lat); $0.add("lon", lon) } }
+    /// Writes `{lat, lon}`.
+    func writeFields(to object: inout JSONObjectWriter) {
+        object.add("lat", lat)
+        object.add("lon", lon)
+    }
 }
 
 extension Rating {
-    /// `{average, count}` as JSON text.
-    var jsonText: String { JSONObjectWriter.object { $0.add("average", average); $0.add("count", count) } }
+    /// Writes `{average, count}`.
+    func writeFields(to object: inout JSONObjectWriter) {
+        object.add("average", average)
+        object.add("count", count)
+    }
 }
 
 /// A user as shown next to what they wrote: `{id, nickname, profileImageUrl, profileImageVariants, rating}` (writers,
@@ -115,15 +116,13 @@ struct WriterResponse: Codable {
         profileImageVariants = summary.profileImageId.map(ImageVariantLinks.init(imageId:))
     }
 
-    /// The object as JSON text, keys sorted.
-    var jsonText: String {
-        var object = JSONObjectWriter()
+    /// Writes the object's fields, keys sorted.
+    func writeFields(to object: inout JSONObjectWriter) {
         object.add("id", id)
         object.add("nickname", nickname)
         object.add("profileImageUrl", profileImageUrl)
-        object.add("profileImageVariants", json: profileImageVariants?.jsonText ?? "null")
-        object.add("rating", json: rating.jsonText)
-        return object.finish()
+        object.add("profileImageVariants", object: profileImageVariants) { $1.writeFields(to: &$0) }
+        object.add("rating", object: rating) { $1.writeFields(to: &$0) }
     }
 }
 
