@@ -14,17 +14,28 @@ struct MetricsMiddleware: RouterMiddleware {
         .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10),
     ]
 
+    /// `http_requests_total`.
+    private static var requests: MetricNameDescriptor {
+        MetricNameDescriptor(
+            metricName: "http_requests", unitName: "total", helpText: "HTTP requests answered, by method, route pattern and status")
+    }
+
+    /// `http_request_duration_seconds`.
+    private static var duration: MetricNameDescriptor {
+        MetricNameDescriptor(
+            metricName: "http_request_duration", unitName: "seconds", helpText: "Time to answer an HTTP request, by method and route pattern")
+    }
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         let response = try await next(request, context)
         let route = context.endpointPath ?? "unmatched"
         let method = request.method.rawValue
         registry.makeCounter(
-            name: "http_requests_total",
-            labels: [("method", method), ("route", route), ("status", "\(response.status.code)")]
+            descriptor: Self.requests, labels: [("method", method), ("route", route), ("status", "\(response.status.code)")]
         ).increment()
         registry.makeDurationHistogram(
-            name: "http_request_duration_seconds", labels: [("method", method), ("route", route)], buckets: Self.buckets
+            descriptor: Self.duration, labels: [("method", method), ("route", route)], buckets: Self.buckets
         ).record(ContinuousClock.now - start)
         return response
     }

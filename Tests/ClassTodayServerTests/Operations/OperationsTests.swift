@@ -28,6 +28,7 @@ struct OperationsTests {
             let text = String(buffer: response.body)
             #expect(text.contains(#"http_requests_total{method="GET",route="/v1/users/{id}",status="404"} 2"#))
             #expect(text.contains("http_request_duration_seconds_bucket"))
+            #expect(text.contains("# HELP http_requests_total ") && text.contains("# HELP http_request_duration_seconds "))
         }
     }
 

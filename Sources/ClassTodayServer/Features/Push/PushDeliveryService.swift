@@ -153,18 +153,35 @@ struct PushMetrics: Sendable {
     /// The registry `/metrics` renders.
     let registry: PrometheusCollectorRegistry
 
+    /// `push_sent_total`.
+    private static var sentPushes: MetricNameDescriptor {
+        MetricNameDescriptor(metricName: "push_sent", unitName: "total", helpText: "Pushes accepted by APNs or FCM")
+    }
+
+    /// `push_failed_total`.
+    private static var failedPushes: MetricNameDescriptor {
+        MetricNameDescriptor(
+            metricName: "push_failed", unitName: "total", helpText: "Pushes given up after a permanent failure or too many temporary ones")
+    }
+
+    /// `push_pruned_total`.
+    private static var prunedDevices: MetricNameDescriptor {
+        MetricNameDescriptor(
+            metricName: "push_pruned", unitName: "total", helpText: "Device tokens deleted because APNs or FCM called them unregistered")
+    }
+
     /// A push was accepted by APNs or FCM.
     func sent(_ platform: String) {
-        registry.makeCounter(name: "push_sent_total", labels: [("platform", platform)]).increment()
+        registry.makeCounter(descriptor: Self.sentPushes, labels: [("platform", platform)]).increment()
     }
 
     /// A push was given up (a permanent failure, or too many temporary ones).
     func failed(_ platform: String) {
-        registry.makeCounter(name: "push_failed_total", labels: [("platform", platform)]).increment()
+        registry.makeCounter(descriptor: Self.failedPushes, labels: [("platform", platform)]).increment()
     }
 
     /// A device token was deleted because the service called it unregistered.
     func pruned(_ platform: String) {
-        registry.makeCounter(name: "push_pruned_total", labels: [("platform", platform)]).increment()
+        registry.makeCounter(descriptor: Self.prunedDevices, labels: [("platform", platform)]).increment()
     }
 }
