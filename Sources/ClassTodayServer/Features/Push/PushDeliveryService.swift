@@ -153,35 +153,24 @@ struct PushMetrics: Sendable {
     /// The registry `/metrics` renders.
     let registry: PrometheusCollectorRegistry
 
-    /// `push_sent_total`.
-    private static var sentPushes: MetricNameDescriptor {
-        MetricNameDescriptor(metricName: "push_sent", unitName: "total", helpText: "Pushes accepted by APNs or FCM")
-    }
-
-    /// `push_failed_total`.
-    private static var failedPushes: MetricNameDescriptor {
-        MetricNameDescriptor(
-            metricName: "push_failed", unitName: "total", helpText: "Pushes given up after a permanent failure or too many temporary ones")
-    }
-
-    /// `push_pruned_total`.
-    private static var prunedDevices: MetricNameDescriptor {
-        MetricNameDescriptor(
-            metricName: "push_pruned", unitName: "total", helpText: "Device tokens deleted because APNs or FCM called them unregistered")
-    }
-
-    /// A push was accepted by APNs or FCM.
+    /// A push was accepted by APNs or FCM: `push_sent_total`.
     func sent(_ platform: String) {
-        registry.makeCounter(descriptor: Self.sentPushes, labels: [("platform", platform)]).increment()
+        count("sent", platform, help: "Pushes accepted by APNs or FCM")
     }
 
-    /// A push was given up (a permanent failure, or too many temporary ones).
+    /// A push was given up (a permanent failure, or too many temporary ones): `push_failed_total`.
     func failed(_ platform: String) {
-        registry.makeCounter(descriptor: Self.failedPushes, labels: [("platform", platform)]).increment()
+        count("failed", platform, help: "Pushes given up after a permanent failure or too many temporary ones")
     }
 
-    /// A device token was deleted because the service called it unregistered.
+    /// A device token was deleted because the service called it unregistered: `push_pruned_total`.
     func pruned(_ platform: String) {
-        registry.makeCounter(descriptor: Self.prunedDevices, labels: [("platform", platform)]).increment()
+        count("pruned", platform, help: "Device tokens deleted because APNs or FCM called them unregistered")
+    }
+
+    /// Adds one to `push_<event>_total` for `platform`.
+    private func count(_ event: String, _ platform: String, help: String) {
+        let descriptor = MetricNameDescriptor(metricName: "push_\(event)", unitName: "total", helpText: help)
+        registry.makeCounter(descriptor: descriptor, labels: [("platform", platform)]).increment()
     }
 }
