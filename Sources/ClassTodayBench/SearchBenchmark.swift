@@ -204,13 +204,14 @@ public struct SearchBenchmark: Sendable {
     /// Runs `searcher` in one read, through an executor that records its statements.
     private func timedPage(_ searcher: SQLClassSearch) async throws -> TimedPage {
         let leaseStart = ContinuousClock.now
-        let (page, elapsed, ranges, statements) = try await store.database.read { db in
+        let (page, elapsed, recorder) = try await store.database.read { db in
             let recorder = RecordingExecutor(db)
             let start = ContinuousClock.now
             let page = try await searcher.run(recorder)
-            return (page, ContinuousClock.now - start, recorder.readRanges, recorder.profile)
+            return (page, ContinuousClock.now - start, recorder)
         }
-        return TimedPage(page: page, elapsed: elapsed, leased: ContinuousClock.now - leaseStart, readRanges: ranges, statements: statements)
+        let leased = ContinuousClock.now - leaseStart
+        return TimedPage(page: page, elapsed: elapsed, leased: leased, readRanges: recorder.readRanges, statements: recorder.profile)
     }
 
     /// The keyword rows by relevance: their labels and words, each word asked in turn.
@@ -382,11 +383,19 @@ extension String {
 }
 
 /// An executor that records the statements a search runs and how long each took: to count the candidates of the
-/// geohash ranges it read, and for the profile of a page.
+/// geohash ranges it read, and for the profile of a page. While the search runs it only notes each statement and its
+/// time; what they were is worked out afterwards (``profile``, ``readRanges``), outside the timed read, so that the
+/// bench's own bookkeeping is not counted as the search's.
 private final class RecordingExecutor: SQLExecutor {
+    /// A statement run, how long it took, and whether it read listings (a crowded cell's statement reads none).
+    private struct Entry {
+        let statement: SQLStatement
+        let elapsed: Duration
+        var readListings = true
+    }
+
     private let base: any SQLExecutor
-    private let statements = Mutex<[SQLStatement]>([])
-    private let timings = Mutex<StatementProfile>(StatementProfile())
+    private let entries = Mutex<[Entry]>([])
 
     /// Records what runs on `base`.
     init(_ base: any SQLExecutor) {
@@ -396,36 +405,39 @@ private final class RecordingExecutor: SQLExecutor {
     var dialect: SQLDialect { base.dialect }
 
     func rows(_ statement: SQLStatement) async throws -> [SQLRow] {
-        let rows = try await timed(statement) { try await base.rows(statement) }
-        if let first = rows.first, first.contains("cell_read"), !(try first["cell_read"] as Bool) {
-            // A crowded cell's statement: it read no listing of its range.
-            statements.withLock { _ = $0.popLast() }
-        }
+        let (rows, elapsed) = try await timed { try await base.rows(statement) }
+        // A crowded cell's statement reads no listing of its range.
+        var readListings = true
+        if let first = rows.first, first.contains("cell_read") { readListings = try first["cell_read"] as Bool }
+        entries.withLock { $0.append(Entry(statement: statement, elapsed: elapsed, readListings: readListings)) }
         return rows
     }
 
     func execute(_ statement: SQLStatement) async throws -> Int {
-        try await timed(statement) { try await base.execute(statement) }
+        let (count, elapsed) = try await timed { try await base.execute(statement) }
+        entries.withLock { $0.append(Entry(statement: statement, elapsed: elapsed)) }
+        return count
     }
 
     /// What the statements run so far took, by kind.
-    var profile: StatementProfile { timings.withLock { $0 } }
+    var profile: StatementProfile {
+        entries.withLock { entries in
+            entries.reduce(into: StatementProfile()) { profile, entry in profile.add(entry.statement, entry.elapsed) }
+        }
+    }
 
-    private func timed<Value>(_ statement: SQLStatement, _ run: () async throws -> Value) async throws -> Value {
-        statements.withLock { $0.append(statement) }
+    private func timed<Value>(_ run: () async throws -> Value) async throws -> (Value, Duration) {
         let start = ContinuousClock.now
         let value = try await run()
-        let elapsed = ContinuousClock.now - start
-        timings.withLock { $0.add(statement, elapsed) }
-        return value
+        return (value, ContinuousClock.now - start)
     }
 
     /// The geohash ranges whose listings the search read: the values bound to each `c.geohash >= ? AND c.geohash < ?`
     /// of its key statements (a crowded cell's statement reads no listing, and is not kept).
     var readRanges: [GeohashRange] {
         let pattern = "c.geohash >= ? AND c.geohash < ?"
-        return statements.withLock { statements in
-            statements.flatMap { statement -> [GeohashRange] in
+        return entries.withLock { entries in
+            entries.filter(\.readListings).map(\.statement).flatMap { statement -> [GeohashRange] in
                 var ranges: [GeohashRange] = []
                 var rest = statement.sql[...]
                 var valueIndex = 0
