@@ -203,7 +203,7 @@ struct SearchTests {
         }
     }
 
-    @Test("EXPLAIN QUERY PLAN uses the geohash index or the FTS index, never a full scan of classes")
+    @Test("EXPLAIN QUERY PLAN uses the geohash index or the FTS index, never a full scan of classes; a circle's cells read the covering index alone")
     func queryPlans() async throws {
         let configuration = try TestServer.configuration(sqliteOnly: true)
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
@@ -236,6 +236,10 @@ struct SearchTests {
             let usesIndex = plan.contains { $0.contains("classes_by_geohash") || $0.contains("VIRTUAL TABLE INDEX") }
             #expect(usesIndex, "\(name): \(plan)")
             #expect(!plan.contains { $0 == "SCAN c" || $0.hasPrefix("SCAN c USING") }, "\(name) scans classes: \(plan)")
+            if name == "circle" {
+                // A plain circle's cells are read from the index alone, in geohash order, without a lookup of each row.
+                #expect(plan.contains { $0.contains("USING COVERING INDEX classes_by_geohash") }, "\(plan)")
+            }
         }
     }
 }
