@@ -1,8 +1,8 @@
 import Foundation
 
 /// Writes the UTF-8 text of one JSON object, field by field, in the order written. Nested objects and arrays of them
-/// are written in place (``add(_:object:_:)``, ``add(_:objects:_:)``), and a whole page of objects into one buffer
-/// (``init(appendingTo:)``, ``finishBytes()``).
+/// are written in place (``add(_:object:_:)``, ``add(_:objects:_:)``): a whole page of class objects goes into one
+/// buffer (``finishBytes()``).
 ///
 /// For the chat frames and bus events that every message passes through several times, and the class objects of a
 /// page, where `JSONEncoder`'s cost shows. Strings are escaped as ``APIJSONEncoder`` escapes them (quotes, backslashes
@@ -13,15 +13,15 @@ struct JSONObjectWriter {
     private var bytes: [UInt8]
     private var empty = true
 
-    /// Starts an empty object.
-    init() {
+    /// Starts an empty object, with room for `capacity` bytes before the buffer grows.
+    init(capacity: Int = 256) {
         bytes = []
-        bytes.reserveCapacity(256)
+        bytes.reserveCapacity(capacity)
         bytes.append(UInt8(ascii: "{"))
     }
 
     /// Starts an empty object at the end of `bytes`, which ``finishBytes()`` gives back with the object appended.
-    init(appendingTo bytes: consuming [UInt8]) {
+    private init(appendingTo bytes: consuming [UInt8]) {
         // Consumed, so that the storage is referenced once here and the object appends to it in place.
         self.bytes = consume bytes
         self.bytes.append(UInt8(ascii: "{"))
@@ -138,7 +138,7 @@ struct JSONObjectWriter {
     }
 
     /// Appends `value` as a quoted JSON string to UTF-8 `bytes`.
-    static func appendString(_ value: String, to bytes: inout [UInt8]) {
+    private static func appendString(_ value: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         let utf8 = value.utf8
         guard utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {

@@ -25,5 +25,3 @@ extension Nullable: Decodable where Value: Decodable {
         wrappedValue = container.decodeNil() ? nil : try container.decode(Value.self)
     }
 }
-
-extension Nullable: Equatable where Value: Equatable {}

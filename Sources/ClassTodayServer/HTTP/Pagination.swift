@@ -28,19 +28,11 @@ struct PageResponse<Item: Encodable & Sendable>: ResponseGenerator, Encodable, S
         guard Item.self is any JSONTextRepresentable.Type, let items = items as? [any JSONTextRepresentable] else {
             return ByteBuffer(data: try APIJSONEncoder.encode(self))
         }
-        var bytes = Array(#"{"items":["#.utf8)
-        // A class object is about a kilobyte: one buffer for the page, written in place.
-        bytes.reserveCapacity(256 + items.count * 1_024)
-        for (index, item) in items.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            var object = JSONObjectWriter(appendingTo: consume bytes)
-            item.writeFields(to: &object)
-            bytes = object.finishBytes()
-        }
-        bytes.append(contentsOf: #"],"nextCursor":"#.utf8)
-        if let nextCursor { JSONObjectWriter.appendString(nextCursor, to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
-        bytes.append(UInt8(ascii: "}"))
-        return ByteBuffer(bytes: bytes)
+        // A class object is about a kilobyte: one buffer for the page, its objects written in place.
+        var page = JSONObjectWriter(capacity: 256 + items.count * 1_024)
+        page.add("items", objects: items) { object, item in item.writeFields(to: &object) }
+        page.add("nextCursor", nextCursor)
+        return ByteBuffer(bytes: page.finishBytes())
     }
 
     /// The request's path and query with `cursor` set to `cursor` (and any `before` dropped).
