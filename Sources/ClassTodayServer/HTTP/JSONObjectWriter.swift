@@ -112,7 +112,7 @@ struct JSONObjectWriter {
     private mutating func writeObject(_ fields: (inout JSONObjectWriter) -> Void) {
         var taken: [UInt8] = []
         swap(&taken, &bytes)
-        var object = JSONObjectWriter(appendingTo: taken)
+        var object = JSONObjectWriter(appendingTo: consume taken)
         fields(&object)
         bytes = object.finishBytes()
     }
@@ -123,7 +123,8 @@ struct JSONObjectWriter {
         empty = false
         bytes.append(UInt8(ascii: "\""))
         append(key)
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
     }
 
     private mutating func append(_ literal: StaticString) {
