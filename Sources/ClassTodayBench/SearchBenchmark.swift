@@ -404,6 +404,8 @@ private final class RecordingExecutor: SQLExecutor {
 
     var dialect: SQLDialect { base.dialect }
 
+    var classPoints: ClassPointIndex? { base.classPoints }
+
     func rows(_ statement: SQLStatement) async throws -> [SQLRow] {
         let (rows, elapsed) = try await timed { try await base.rows(statement) }
         // A crowded cell's statement reads no listing of its range.

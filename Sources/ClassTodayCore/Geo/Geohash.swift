@@ -48,6 +48,23 @@ public struct Geohash: Sendable, Hashable, CustomStringConvertible {
         self.bits = bits
     }
 
+    /// The key of the ``storagePrecision`` cell holding `point`: keys order as the cells' geohash text does, so that
+    /// the listings of any coarser cell hold the keys of its ``storageKeys``.
+    public static func storageKey(of point: GeoPoint) -> UInt64 {
+        Geohash(point, precision: storagePrecision).bits
+    }
+
+    /// The ``storageKey(of:)``s of the points this cell holds; a cell finer than ``storagePrecision`` spans its
+    /// enclosing cell's key alone.
+    public var storageKeys: Range<UInt64> {
+        guard precision < Geohash.storagePrecision else {
+            let key = bits >> UInt64(5 * (precision - Geohash.storagePrecision))
+            return key..<(key + 1)
+        }
+        let shift = UInt64(5 * (Geohash.storagePrecision - precision))
+        return (bits << shift)..<((bits + 1) << shift)
+    }
+
     /// The geohash text, `precision` lower-case characters.
     public var string: String {
         Geohash.render(bits, length: precision)

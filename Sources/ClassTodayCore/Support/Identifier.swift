@@ -16,24 +16,38 @@ public enum Identifier {
         let milliseconds = UInt64(max(0, date.timeIntervalSince1970 * 1000)) & 0xFFFF_FFFF_FFFF
         let high = UInt16.random(in: .min ... .max, using: &generator)
         let low = UInt64.random(in: .min ... .max, using: &generator)
-        // 128 bits: 48 time | 16 high random | 64 low random, emitted 5 bits at a time (130 bits, top 2 zero).
+        // 128 bits: 48 time | 16 high random | 64 low random.
         let upper: UInt64 = (milliseconds << 16) | UInt64(high)
-        var characters = [UInt8](repeating: 0, count: 26)
-        for index in 0..<26 {
-            let bitOffset = 125 - index * 5 // position of the chunk's lowest bit, counting from bit 0 of `low`
-            let value: UInt64
-            if bitOffset >= 64 {
-                value = (upper >> UInt64(bitOffset - 64)) & 0x1F
-            } else if bitOffset + 5 <= 64 {
-                value = (low >> UInt64(bitOffset)) & 0x1F
-            } else {
-                let lowBits = 64 - bitOffset
-                value = ((upper << UInt64(lowBits)) | (low >> UInt64(bitOffset))) & 0x1F
-            }
-            characters[index] = alphabet[Int(value)]
-        }
-        return String(decoding: characters, as: UTF8.self)
+        return text(packed: UInt128(upper) << 64 | UInt128(low))
     }
+
+    /// The identifier whose 128 bits are `packed` (``packed(_:)``): 26 characters of 5 bits each, most significant
+    /// first (130 bits, the top 2 zero).
+    public static func text(packed: UInt128) -> String {
+        String(unsafeUninitializedCapacity: 26) { characters in
+            for index in 0..<26 {
+                characters[index] = alphabet[Int(truncatingIfNeeded: (packed >> UInt128(125 - index * 5)) & 0x1F)]
+            }
+            return 26
+        }
+    }
+
+    /// The 128 bits of an identifier made by ``make(at:)``, ordered as the identifiers' text is (byte by byte); nil
+    /// for any other text, or one whose first character is beyond `7` (more than 128 bits).
+    public static func packed(_ text: String) -> UInt128? {
+        var packed: UInt128 = 0
+        var count = 0
+        for byte in text.utf8 {
+            guard count < 26, let value = digits[Int(byte)] else { return nil }
+            if count == 0, value > 7 { return nil }
+            packed = packed << 5 | UInt128(value)
+            count += 1
+        }
+        return count == 26 ? packed : nil
+    }
+
+    /// Each byte's value in ``alphabet``, or nil.
+    private static let digits: [UInt8?] = (0..<256).map { byte in alphabet.firstIndex(of: UInt8(byte)).map { UInt8($0) } }
 
     /// Whether `text` has the shape of an identifier made by ``make(at:)``.
     public static func isWellFormed(_ text: String) -> Bool {

@@ -278,9 +278,14 @@ public struct SQLModerationRepository: ModerationRepository {
 enum ClassModeration {
     /// `c` is neither hidden nor written by a user suspended at `date`.
     static func visible(at date: Date) -> SQLStatement {
+        "(c.hidden_at IS NULL AND c.writer_id NOT IN (\(suspendedUsers(at: date))))"
+    }
+
+    /// The ids (column `id`) of the users suspended at `date`, read on the index of suspensions.
+    static func suspendedUsers(at date: Date) -> SQLStatement {
         """
-        (c.hidden_at IS NULL AND c.writer_id NOT IN (SELECT su.id FROM users su WHERE su.suspended_at IS NOT NULL \
-        AND (su.suspended_until IS NULL OR su.suspended_until > \(date.millisecondsSince1970))))
+        SELECT su.id FROM users su WHERE su.suspended_at IS NOT NULL \
+        AND (su.suspended_until IS NULL OR su.suspended_until > \(date.millisecondsSince1970))
         """
     }
 }

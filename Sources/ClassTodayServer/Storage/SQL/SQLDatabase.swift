@@ -12,6 +12,9 @@ public protocol SQLExecutor: Sendable {
     /// Runs `statement` and returns how many rows it inserted, updated or deleted.
     @discardableResult
     func execute(_ statement: SQLStatement) async throws -> Int
+    /// The listings' points the backend keeps in memory for nearest-first circles, when this executor reads one
+    /// snapshot and the backend keeps them (SQLite's ``ClassPointIndex``); nil walks the circle with statements.
+    var classPoints: ClassPointIndex? { get }
 }
 
 /// A database: statements run on a pooled connection one at a time, or several on one connection.
@@ -25,6 +28,8 @@ public protocol SQLDatabase: SQLExecutor {
 }
 
 extension SQLExecutor {
+    public var classPoints: ClassPointIndex? { nil }
+
     /// The first row of `statement`, if any.
     public func row(_ statement: SQLStatement) async throws -> SQLRow? {
         try await rows(statement).first

@@ -9,10 +9,13 @@ import Synchronization
 public struct SQLiteDatabase: SQLDatabase {
     /// The pool.
     let pool: DatabasePool
+    /// The listings' points in memory, which reads (``read(_:)``) lend to nearest-first circles.
+    let points: ClassPointIndex
 
-    /// The seam over `pool`.
-    init(pool: DatabasePool) {
+    /// The seam over `pool`, whose listings' points `points` holds.
+    init(pool: DatabasePool, points: ClassPointIndex) {
         self.pool = pool
+        self.points = points
     }
 
     /// SQLite's fragments.
@@ -32,7 +35,7 @@ public struct SQLiteDatabase: SQLDatabase {
     /// pool and the reader in turn (two hops there and two back, besides a child task to serve the lease from). A
     /// reader that cannot be had fails the body's statements.
     public func read<Result: Sendable>(_ body: (any SQLExecutor) async throws -> Result) async throws -> Result {
-        let lease = Lease()
+        let lease = Lease(points: points)
         pool.asyncRead { connection in
             guard case .failure(let error) = connection else { return _ = lease.serve(connection) }
             // A closed pool calls back at once, on this very thread, which must not wait for the body it is to start.
@@ -44,7 +47,7 @@ public struct SQLiteDatabase: SQLDatabase {
     /// Lends the writer to `body` through GRDB's `async` write, from a child task: unlike a read (``read(_:)``), a
     /// transaction must await its commit's outcome before it returns.
     public func transaction<Result: Sendable>(_ body: (any SQLExecutor) async throws -> Result) async throws -> Result {
-        let lease = Lease()
+        let lease = Lease(points: nil)
         async let committed: Bool = pool.write { db in
             guard lease.serve(.success(db)) else { throw Lease.RollBack() }
             return true
@@ -106,7 +109,15 @@ public struct SQLiteDatabase: SQLDatabase {
         /// The connection (or why there is none) and the thread serving it, while ``serve(_:)`` runs.
         private let serving = Mutex<(thread: pthread_t, connection: UnsafeConnection)?>(nil)
 
+        /// The listings' points, lent to a read.
+        let classPoints: ClassPointIndex?
+
         var dialect: SQLDialect { .sqlite }
+
+        /// A lease lending `classPoints` too (a read's).
+        init(points: ClassPointIndex?) {
+            classPoints = points
+        }
 
         /// Runs `body` with this lease as its executor, then ends the lease (committing when the body returned).
         func run<Value: Sendable>(_ body: (any SQLExecutor) async throws -> Value) async -> Swift.Result<Value, any Error> {

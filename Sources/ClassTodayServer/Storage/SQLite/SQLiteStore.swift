@@ -6,9 +6,11 @@ import Logging
 public struct SQLiteStore: Sendable {
     /// The pool every SQLite repository reads and writes through.
     public let writer: DatabasePool
+    /// The listings' points in memory, for nearest-first circles.
+    let classPoints = ClassPointIndex()
 
     /// The backend seam over the pool, which the repositories run on.
-    public var database: SQLiteDatabase { SQLiteDatabase(pool: writer) }
+    public var database: SQLiteDatabase { SQLiteDatabase(pool: writer, points: classPoints) }
 
     /// How much of the database file each connection reads through a memory map rather than `pread`, in bytes.
     /// SQLite lowers it to its compile-time maximum (2 GiB in Debian's build); pages past the map are read as before.

@@ -69,8 +69,12 @@ package struct SQLClassSearch {
     private func runScoped(_ db: any SQLExecutor) async throws -> Page<ClassView> {
         let keys: [Key]
         if search.sort == .distance, let circle = search.circle {
-            try await index.prepareWalk(db)
-            keys = try await nearestFirst(db, circle: circle)
+            if let found = try await nearestFirstInMemory(db, circle: circle) {
+                keys = found
+            } else {
+                try await index.prepareWalk(db)
+                keys = try await nearestFirst(db, circle: circle)
+            }
         } else if search.sort == .relevance, let keyword = search.keyword {
             keys = try await byRelevance(db, keyword: keyword)
         } else {
@@ -96,6 +100,12 @@ package struct SQLClassSearch {
         let writerId: String?
         /// Whether the name's own index tokens hold the keyword's (``ClassSearchIndex/newest(_:nameOnly:district:columns:conditions:after:limit:_:)``).
         let nameHit: Bool
+
+        /// The key of a listing `distance` metres from a nearest-first search's centre.
+        init(id: String, distance: Double) {
+            (self.id, self.distance, sort, tier, createdAt) = (id, distance, .distance, nil, 0)
+            (name, description, writerId, nameHit) = (nil, nil, nil, false)
+        }
 
         init(row: SQLRow, sort: ClassSearch.Sort, tier: SearchQuery.RelevanceTier? = nil) throws {
             id = try row["id"]
@@ -145,6 +155,44 @@ package struct SQLClassSearch {
             }
         }
         return keys.finish()
+    }
+
+    /// The keys of a nearest-first page read from the listings' points in memory (``SQLExecutor/classPoints``): the
+    /// walk of ``nearestFirst(_:circle:)``, each cell read from memory and split while it holds more than a cell read
+    /// with a statement may. Nil when the points cannot answer: the search has filters they do not hold (a keyword, a
+    /// district, a box, masks, prices), its cursor is not one of their pages', or they cannot answer this read.
+    private func nearestFirstInMemory(_ db: any SQLExecutor, circle: ClassSearch.Circle) async throws -> [Key]? {
+        guard search.keyword == nil, search.keywordLocation == nil, search.box == nil, search.subjects == nil, search.targets == nil,
+              search.days == nil, search.minPrice == nil, search.maxPrice == nil else { return nil }
+        var after: (distance: Double, id: UInt128)?
+        if let position = startPosition {
+            guard case .double(let distance) = position.value, let id = Identifier.packed(position.id) else { return nil }
+            after = (distance, id)
+        }
+        guard let classPoints = db.classPoints, let points = try await classPoints.points(db) else { return nil }
+        let suspended: [String] = try await db.rows(ClassModeration.suspendedUsers(at: Date())).map { try $0["id"] }
+        let hidden = Set((suspended + blockedWriters).compactMap(points.writerNumber(of:)))
+        let (status, type) = (search.status, search.type)
+        var walk = NearestCellWalk(center: circle.center, radius: circle.radius)
+        var page = NearestFirstPage<(distance: Double, id: UInt128)>(wanted: page.limit + 1, distance: \.distance,
+                                                                      id: { Identifier.text(packed: $0.id) })
+        while let entry = walk.popNearest(), !page.settle(before: entry.minimumDistance) {
+            if entry.cell.precision < Geohash.storagePrecision, points.count(in: entry.cell) > CellCandidates.crowdedCell {
+                walk.split(entry)
+                continue
+            }
+            var found: [(distance: Double, id: UInt128)] = []
+            points.forEach(in: entry.cell) { point in
+                guard status.map({ point.status == $0 }) ?? true, type.map({ point.type == $0 }) ?? true,
+                      !hidden.contains(point.writer) else { return }
+                let distance = Haversine.distance(GeoPoint(lat: point.lat, lon: point.lon), circle.center)
+                guard distance <= circle.radius else { return }
+                if let after, distance < after.distance || (distance == after.distance && point.id <= after.id) { return }
+                found.append((distance, point.id))
+            }
+            page.add(found)
+        }
+        return page.finish().map { Key(id: Identifier.text(packed: $0.id), distance: $0.distance) }
     }
 
     /// The index's own nearest-first order for this search, when the backend has one and the search reads a circle by

@@ -1,0 +1,297 @@
+import ClassTodayCore
+import Foundation
+import ClassTodayTestSupport
+import Logging
+import Synchronization
+import Testing
+@testable import ClassTodayServer
+
+/// SQLite's listings' points in memory (``ClassPointIndex``): nearest-first pages read from them are the SQL walk's
+/// pages, page by page, and they follow every write, from this process or another, in the reader's own snapshot.
+@Suite("Listings' points in memory", .serialized)
+struct ClassPointIndexTests {
+    /// A SQLite database of random listings around ``SearchPropertyTests/hotspots``.
+    final class Fixture: Sendable {
+        let store: SQLiteStore
+        let repository: SQLClassRepository
+        let writers: [String]
+        /// A viewer who blocked one writer and was blocked by another.
+        let viewer: String
+        let folder: String
+
+        init(count: Int, seed: UInt64 = 20261125) async throws {
+            var random = SeededRandom(seed: seed)
+            folder = FileManager.default.temporaryDirectory.appendingPathComponent("classtoday-points-\(UUID().uuidString)").path
+            store = try SQLiteStore.open(path: folder + "/db.sqlite", durableCommits: false)
+            try await store.migrate(try Migration.load(from: TestServer.migrationsDirectory + "/sqlite"), logger: Logger(label: "test"))
+            let users = SQLUserRepository(database: store.database)
+            var writers: [String] = []
+            for index in 0..<5 {
+                writers.append(try await users.create(NewUser(email: "w\(index)@example.com", passwordHash: "x", nickname: "w\(index)"), at: Date()).id)
+            }
+            viewer = try await users.create(NewUser(email: "viewer@example.com", passwordHash: "x", nickname: "viewer"), at: Date()).id
+            let blocks = SQLBlockRepository(database: store.database)
+            _ = try await blocks.block(writers[0], by: viewer, at: Date())
+            _ = try await blocks.block(viewer, by: writers[1], at: Date())
+            self.writers = writers
+            repository = SQLClassRepository(database: store.database)
+            for listing in SearchPropertyTests.randomListings(count: count, writers: writers, random: &random) {
+                _ = try await repository.create(listing)
+            }
+        }
+
+        deinit { try? FileManager.default.removeItem(atPath: folder) }
+
+        /// Every page of `search` for `viewerId`, `limit` at a time, read from the points or, `inMemory` false, by the
+        /// SQL walk; with the statements that read a walk's cell, which the points make unneeded.
+        func pages(_ search: ClassSearch, viewerId: String?, limit: Int, inMemory: Bool) async throws -> (pages: [Page<ClassView>], cellReads: Int) {
+            var pages: [Page<ClassView>] = []
+            var request = PageRequest(limit: limit)
+            var cellReads = 0
+            while pages.count < 60 {
+                let searcher = SQLClassSearch(search: search, page: request, viewerId: viewerId, dialect: .sqlite)
+                let (page, reads) = try await store.database.read { db in
+                    let counting = CellCounting(db, inMemory: inMemory)
+                    return (try await searcher.run(counting), counting.cellReads)
+                }
+                pages.append(page)
+                cellReads += reads
+                guard let next = page.nextCursor else { break }
+                request = PageRequest(limit: limit, after: try PageCursor.decode(next, ordering: search.sort.rawValue))
+            }
+            return (pages, cellReads)
+        }
+
+        /// The values a page's cursor carries (its text's key order varies).
+        static func cursorValues(_ page: Page<ClassView>) throws -> [PageCursorValue]? {
+            try page.nextCursor.map { try PageCursor.decode($0, ordering: ClassSearch.Sort.distance.rawValue).values }
+        }
+
+        /// Checks that `search`'s pages from the points are the SQL walk's, and were read without a cell statement.
+        func expectSamePages(_ search: ClassSearch, viewerId: String? = nil, limit: Int = 3, _ comment: Comment? = nil) async throws {
+            let (memory, memoryCellReads) = try await pages(search, viewerId: viewerId, limit: limit, inMemory: true)
+            let (walked, walkedCellReads) = try await pages(search, viewerId: viewerId, limit: limit, inMemory: false)
+            #expect(memory.map { $0.items.map(\.listing.id) } == walked.map { $0.items.map(\.listing.id) }, comment)
+            #expect(memory.map { $0.items.map(\.distance) } == walked.map { $0.items.map(\.distance) }, comment)
+            #expect(try memory.map(Self.cursorValues) == walked.map(Self.cursorValues), comment)
+            #expect(memory.dropLast().allSatisfy { $0.items.count == limit }, "a short page before the last: \(comment.map { "\($0)" } ?? "")")
+            #expect(memoryCellReads == 0, "the points answered without reading a cell")
+            #expect(walkedCellReads > 0 || walked.allSatisfy(\.items.isEmpty))
+        }
+    }
+
+    /// Runs statements on a read's executor, lending its points only when `inMemory`, and counts the walk's cell reads.
+    final class CellCounting: SQLExecutor {
+        private let base: any SQLExecutor
+        private let inMemory: Bool
+        private let reads = Mutex(0)
+
+        init(_ base: any SQLExecutor, inMemory: Bool) {
+            (self.base, self.inMemory) = (base, inMemory)
+        }
+
+        var cellReads: Int { reads.withLock { $0 } }
+        var dialect: SQLDialect { base.dialect }
+        var classPoints: ClassPointIndex? { inMemory ? base.classPoints : nil }
+
+        func rows(_ statement: SQLStatement) async throws -> [SQLRow] {
+            if statement.sql.contains("cell_read") { reads.withLock { $0 += 1 } }
+            return try await base.rows(statement)
+        }
+
+        func execute(_ statement: SQLStatement) async throws -> Int {
+            try await base.execute(statement)
+        }
+    }
+
+    /// A plain nearest-first circle around `center`.
+    static func circle(_ center: GeoPoint, radius: Double, status: ClassStatus? = .open, type: ClassType? = nil) -> ClassSearch {
+        var search = ClassSearch()
+        search.circle = .init(center: center, radius: radius)
+        search.sort = .distance
+        search.status = status
+        search.type = type
+        return search
+    }
+
+    @Test("random circles read from the points give the SQL walk's pages, page by page, with any status, type, viewer and page size")
+    func sameAsSQLWalk() async throws {
+        let fixture = try await Fixture(count: 3000)
+        var random = SeededRandom(seed: 11)
+        for round in 0..<120 {
+            let hotspot = SearchPropertyTests.hotspots.randomElement(using: &random)!
+            let center = GeoPoint(lat: min(90, max(-90, hotspot.lat + Double.random(in: -0.3...0.3, using: &random))),
+                                  lon: max(-180, min(180, hotspot.lon + Double.random(in: -0.3...0.3, using: &random))))
+            let search = Self.circle(center, radius: [10.0, 500, 3000, 20_000, 50_000, 20_000_000].randomElement(using: &random)!,
+                                     status: [.open, nil, .closed, .matched].randomElement(using: &random)!,
+                                     type: [nil, .buy, .sell].randomElement(using: &random)!)
+            try await fixture.expectSamePages(search, viewerId: Bool.random(using: &random) ? fixture.viewer : nil,
+                                              limit: [1, 7, 20, 100].randomElement(using: &random)!, "round \(round)")
+        }
+    }
+
+    @Test("the points follow listings created, moved, closed, hidden, deleted and written by another process")
+    func followsWrites() async throws {
+        let fixture = try await Fixture(count: 400)
+        let seoul = SearchPropertyTests.hotspots[0]
+        let search = Self.circle(seoul, radius: 20_000, status: nil)
+        try await fixture.expectSamePages(search, "first read")
+        let points = fixture.store.classPoints
+
+        // Through the repository, in this process.
+        var random = SeededRandom(seed: 3)
+        let listing = SearchPropertyTests.randomListings(count: 1, writers: fixture.writers, random: &random)[0]
+        var near = listing
+        near.location = seoul
+        let created = try await fixture.repository.create(near).listing
+        var first = try await fixture.repository.search(search, viewerId: nil, page: PageRequest(limit: 1))
+        #expect(first.items.map(\.listing.id) == [created.id])
+        try await fixture.expectSamePages(search, "created")
+
+        _ = try await fixture.repository.update(id: created.id, by: created.writerId) { $0.location = GeoPoint(lat: seoul.lat + 0.15, lon: seoul.lon) }
+        first = try await fixture.repository.search(search, viewerId: nil, page: PageRequest(limit: 1))
+        #expect(first.items.map(\.listing.id) != [created.id])
+        try await fixture.expectSamePages(search, "moved")
+
+        _ = try await fixture.repository.update(id: created.id, by: created.writerId) { $0.status = .closed }
+        try await fixture.expectSamePages(Self.circle(seoul, radius: 20_000, status: .open), "closed")
+        try await fixture.expectSamePages(Self.circle(seoul, radius: 20_000, status: .closed), "closed")
+
+        // Through another connection pool on the same file, as `classtoday admin` or `seed` would write.
+        let other = try SQLiteStore.open(path: fixture.folder + "/db.sqlite", durableCommits: false)
+        let hidden = try await other.database.rows("SELECT id FROM classes WHERE lat IS NOT NULL ORDER BY id LIMIT 30").map { try $0["id"] as String }
+        try await other.database.execute("UPDATE classes SET hidden_at = 1 WHERE id IN \(SQLDialect.sqlite.list(hidden))")
+        try await fixture.expectSamePages(search, "hidden by another process")
+        try await other.database.execute("""
+            UPDATE classes SET lat = NULL, lon = NULL, geohash = NULL WHERE id IN (SELECT id FROM classes ORDER BY id DESC LIMIT 20)
+            """)
+        try await fixture.expectSamePages(search, "location removed by another process")
+        for (index, id) in hidden.suffix(5).enumerated() {
+            let moved = GeoPoint(lat: seoul.lat + 0.001 * Double(index), lon: seoul.lon - 0.002)
+            try await other.database.execute("""
+                UPDATE classes SET lat = \(moved.lat), lon = \(moved.lon), geohash = \(Geohash(moved, precision: Geohash.storagePrecision).string)
+                WHERE id = \(id)
+                """)
+        }
+        try await fixture.expectSamePages(search, "moved by another process")
+        try await other.database.execute("UPDATE classes SET hidden_at = NULL WHERE id IN \(SQLDialect.sqlite.list(Array(hidden.prefix(10))))")
+        try await fixture.expectSamePages(search, "shown again by another process")
+
+        try await fixture.repository.delete(id: created.id, by: created.writerId)
+        let removed: String = try await other.database.rows("""
+            SELECT id FROM classes WHERE lat IS NOT NULL AND hidden_at IS NULL AND deleted_at IS NULL ORDER BY id LIMIT 1
+            """)[0]["id"]
+        try await other.database.transaction { db in
+            try await db.execute("DELETE FROM alert_outbox WHERE class_id = \(removed)")
+            try await db.execute("DELETE FROM classes WHERE id = \(removed)")
+        }
+        try await fixture.expectSamePages(search, "deleted")
+
+        let held = try await fixture.store.database.rows("""
+            SELECT COUNT(*) AS held FROM classes WHERE lat IS NOT NULL AND hidden_at IS NULL AND deleted_at IS NULL
+            """)[0]["held"] as Int
+        let after = try #require(try await fixture.store.database.read { db in try await points.points(db) })
+        #expect(after.count == held)
+    }
+
+    @Test("points further behind than the log keeps are read again whole")
+    func readsAgainAfterAGap() async throws {
+        let fixture = try await Fixture(count: 300)
+        let seoul = SearchPropertyTests.hotspots[0]
+        let search = Self.circle(seoul, radius: 50_000, status: nil)
+        try await fixture.expectSamePages(search, "first read")
+        // Two changes, the first of which the log no longer holds: the two nearest open listings are closed.
+        let open = Self.circle(seoul, radius: 50_000, status: .open)
+        let nearest = try await fixture.repository.search(open, viewerId: nil, page: PageRequest(limit: 2)).items.map(\.listing.id)
+        #expect(nearest.count == 2)
+        try await fixture.store.database.execute("UPDATE classes SET status = 'closed' WHERE id = \(nearest[0])")
+        try await fixture.store.database.execute("DELETE FROM class_point_changes")
+        try await fixture.store.database.execute("UPDATE classes SET status = 'closed' WHERE id = \(nearest[1])")
+        let first = try await fixture.repository.search(open, viewerId: nil, page: PageRequest(limit: 2)).items.map(\.listing.id)
+        #expect(Set(first).isDisjoint(with: nearest))
+        try await fixture.expectSamePages(open, "after a gap")
+        try await fixture.expectSamePages(search, "after a gap")
+    }
+
+    @Test("a listing whose id the server did not make leaves every search to the SQL walk, which still finds it")
+    func foreignIds() async throws {
+        let fixture = try await Fixture(count: 50)
+        let seoul = SearchPropertyTests.hotspots[0]
+        try await fixture.store.database.execute("""
+            INSERT INTO classes (id, type, name, price_unit, writer_id, lat, lon, geohash, created_at, updated_at)
+            VALUES ('imported-1', 'sell', 'imported', 'perHour', \(fixture.writers[2]), \(seoul.lat), \(seoul.lon),
+                    \(Geohash(seoul, precision: Geohash.storagePrecision).string), 1, 1)
+            """)
+        let page = try await fixture.repository.search(Self.circle(seoul, radius: 1_000), viewerId: nil, page: PageRequest(limit: 1))
+        #expect(page.items.map(\.listing.id) == ["imported-1"])
+        let points = fixture.store.classPoints
+        #expect(try await fixture.store.database.read { db in try await points.points(db) } == nil)
+    }
+
+    /// Sorted chunks against a sorted array, through thousands of random inserts and removals.
+    struct Number: ChunkSorted {
+        let order: Int
+        let payload: Int
+    }
+
+    @Test("sorted chunks keep the order, counts and ranges of a sorted array through random inserts, replacements and removals")
+    func sortedChunks() {
+        var random = SeededRandom(seed: 5)
+        var reference: [Int: Int] = [:]
+        var chunks = SortedChunks<Number>(sorted: [])
+        for step in 0..<6000 {
+            let order = Int.random(in: 0..<3000, using: &random)
+            if Int.random(in: 0..<3, using: &random) == 0 {
+                #expect(chunks.remove(at: order)?.order == reference.removeValue(forKey: order).map { _ in order })
+            } else {
+                chunks.insert(Number(order: order, payload: step))
+                reference[order] = step
+            }
+        }
+        let sorted = reference.keys.sorted()
+        #expect(chunks.count == sorted.count)
+        for _ in 0..<200 {
+            let (a, b) = (Int.random(in: -10..<3010, using: &random), Int.random(in: -10..<3010, using: &random))
+            let range = min(a, b)..<max(a, b)
+            var seen: [Number] = []
+            chunks.forEach(in: range) { seen.append($0) }
+            #expect(seen.map(\.order) == sorted.filter(range.contains))
+            #expect(seen.map(\.payload) == seen.map { reference[$0.order]! })
+            #expect(chunks.count(in: range) == seen.count)
+            #expect(chunks.element(at: a)?.payload == reference[a])
+        }
+    }
+
+    @Test("packed identifiers keep the text's order and give it back; other text does not pack")
+    func packedIdentifiers() {
+        var random = SeededRandom(seed: 9)
+        let ids = (0..<2000).map { _ in
+            Identifier.make(at: Date(timeIntervalSince1970: Double.random(in: 0...4_000_000_000, using: &random)), using: &random)
+        }
+        for id in ids {
+            #expect(Identifier.packed(id).map(Identifier.text(packed:)) == id)
+        }
+        #expect(ids.sorted().map { Identifier.packed($0)! } == ids.map { Identifier.packed($0)! }.sorted())
+        for text in ["", "imported-1", "01M86H5AE920QNMXW9C2CFTV8", "01M86H5AE920QNMXW9C2CFTV833", "01m86h5ae920qnmxw9c2cftv83",
+                     "81M86H5AE920QNMXW9C2CFTV83", "01M86H5AE920QNMXW9C2CFTVI3"] {
+            #expect(Identifier.packed(text) == nil, "\(text)")
+        }
+        #expect(Identifier.packed("7ZZZZZZZZZZZZZZZZZZZZZZZZZ") == UInt128.max)
+    }
+
+    @Test("a point's storage key lies in the storage keys of exactly the cells holding it")
+    func storageKeys() {
+        var random = SeededRandom(seed: 13)
+        for _ in 0..<2000 {
+            let point = GeoPoint(lat: Double.random(in: -90...90, using: &random), lon: Double.random(in: -180...180, using: &random))
+            let key = Geohash.storageKey(of: point)
+            for precision in 1...Geohash.maximumPrecision {
+                #expect(Geohash(point, precision: precision).storageKeys.contains(key))
+            }
+            for precision in 1...Geohash.storagePrecision {
+                let cell = Geohash(point, precision: precision)
+                #expect(cell.neighbours.allSatisfy { $0 == cell || !$0.storageKeys.contains(key) })
+            }
+        }
+    }
+}
