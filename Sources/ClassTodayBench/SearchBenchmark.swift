@@ -103,6 +103,8 @@ public struct SearchBenchmark: Sendable {
         let postgres: PostgresSample?
         /// The same circles asked of PostGIS and of the server over HTTP.
         var peers: PeerSample? = nil
+        /// The same circles walked with SQL (``ClassPointIndex`` not lent), and how many pages differed.
+        var walked: (sample: LatencySample, pagesDiffering: Int)? = nil
     }
 
     /// A family of query kinds, to run part of the report.
@@ -131,6 +133,7 @@ public struct SearchBenchmark: Sendable {
         let centers = places.map(\.point)
         let keywords = ["수학", "영어", "요가", "토익", "기타", "코딩", "과외"]
         var rows: [Row] = []
+        let points = options.kinds.contains(.circle) || options.kinds.contains(.blocks) ? [try await readPoints()] : []
         if options.kinds.contains(.circle) {
             for radius in [500.0, 2_000, 10_000, 50_000] {
                 rows.append(try await circleRow(radius: radius, centers: centers, peers: peers))
@@ -145,11 +148,21 @@ public struct SearchBenchmark: Sendable {
             rows.append(try await keywordRow("keyword + district", keywords: keywords, scope: .district(places.map(\.district))))
         }
         let count = try await store.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM classes") ?? 0 }
-        var lines = rows.isEmpty ? [] : report(rows, classes: count)
+        var lines = points + (rows.isEmpty ? [] : report(rows, classes: count))
         if options.kinds.contains(.blocks) {
             lines += try await blockRows(centers: centers)
         }
         return lines
+    }
+
+    /// Reads the listings' points into memory before any search is timed, as a server does when it starts
+    /// (``ClassPointIndex``), and says how long it took and what the points hold.
+    private func readPoints() async throws -> String {
+        let start = ContinuousClock.now
+        let points = try await store.database.read { db in try await db.classPoints?.points(db) }
+        guard let points else { return "listings' points in memory: not held (circles walk with SQL)" }
+        let megabytes = Double(points.heldBytes) / 1_048_576
+        return "listings' points in memory: \(points.count) read in \(ContinuousClock.now - start), holding \(String(format: "%.0f", megabytes)) MB"
     }
 
     private func search(_ search: ClassSearch) -> SQLClassSearch {
@@ -161,6 +174,7 @@ public struct SearchBenchmark: Sendable {
         var postgresSample = postgres.map { PostgresSample(store: $0, limit: options.limit, logger: logger) }
         var peerSample = peers.map { PeerSample(peers: $0, limit: options.limit, logger: logger) }
         var candidates = 0, results = 0
+        var walked = LatencySample(), walkedDiffering = 0
         for (index, center) in centers.enumerated() {
             var query = ClassSearch()
             query.circle = .init(center: center, radius: radius)
@@ -170,9 +184,12 @@ public struct SearchBenchmark: Sendable {
             let page = answer.page
             let ids = page.items.map(\.listing.id)
             indexed.record(answer.elapsed)
+            let walk = try await timedPage(searcher, lendingPoints: false)
+            walked.record(walk.elapsed)
+            if walk.page.items.map(\.listing.id) != ids { walkedDiffering += 1 }
             try await peerSample?.record(query, page: page) { try await timedPage(searcher) }
             try await postgresSample?.record(query, sqlitePage: page, fullScan: index < options.fullScanQueries)
-            candidates += try await countRows(in: answer.readRanges)
+            candidates += try await countRows(in: walk.readRanges)
             results += ids.count
             let (rtreeIds, rtreeElapsed) = try await rtreeSearch(center: center, radius: radius)
             rtree.record(rtreeElapsed)
@@ -184,7 +201,7 @@ public struct SearchBenchmark: Sendable {
             }
         }
         return Row(kind: "circle \(Int(radius)) m", indexed: indexed, candidatesPerResult: Double(candidates) / Double(max(results, 1)),
-                   fullScan: fullScan, rtree: rtree, postgres: postgresSample, peers: peerSample)
+                   fullScan: fullScan, rtree: rtree, postgres: postgresSample, peers: peerSample, walked: (walked, walkedDiffering))
     }
 
     /// A page as the server reads it in-process, timed.
@@ -201,11 +218,12 @@ public struct SearchBenchmark: Sendable {
         let statements: StatementProfile
     }
 
-    /// Runs `searcher` in one read, through an executor that records its statements.
-    private func timedPage(_ searcher: SQLClassSearch) async throws -> TimedPage {
+    /// Runs `searcher` in one read, through an executor that records its statements and lends the listings' points
+    /// unless `lendingPoints` is false (circles then walk with SQL).
+    private func timedPage(_ searcher: SQLClassSearch, lendingPoints: Bool = true) async throws -> TimedPage {
         let leaseStart = ContinuousClock.now
         let (page, elapsed, recorder) = try await store.database.read { db in
-            let recorder = RecordingExecutor(db)
+            let recorder = RecordingExecutor(db, lendingPoints: lendingPoints)
             let start = ContinuousClock.now
             let page = try await searcher.run(recorder)
             return (page, ContinuousClock.now - start, recorder)
@@ -359,6 +377,18 @@ public struct SearchBenchmark: Sendable {
         }
         lines.append("")
         lines.append("latencies in ms (median and 99th percentile); ratios are medians of the same queries measured in this run")
+        let walks = rows.compactMap { row in row.walked.map { (row, $0) } }
+        if !walks.isEmpty {
+            lines += ["", "circles from the listings' points in memory against the SQL walk over the geohash index, each query both ways in turn",
+                      "kind                     points p50  points p99  walk p50  walk p99  walk/points  pages differing"]
+            for (row, walk) in walks {
+                lines.append(.reportLine(row.kind, [
+                    (LatencySample.format(row.indexed.median), 11), (LatencySample.format(row.indexed.p99), 12),
+                    (LatencySample.format(walk.sample.median), 10), (LatencySample.format(walk.sample.p99), 10),
+                    (String(format: "%.2fx", walk.sample.median / row.indexed.median), 13), ("\(walk.pagesDiffering)", 17),
+                ]))
+            }
+        }
         if rows.contains(where: { $0.postgres != nil }) {
             lines += PostgresSample.report(rows.compactMap { row in row.postgres.map { (row.kind, row.indexed, $0) } },
                                            fullScanQueries: options.fullScanQueries)
@@ -397,14 +427,17 @@ private final class RecordingExecutor: SQLExecutor {
     private let base: any SQLExecutor
     private let entries = Mutex<[Entry]>([])
 
-    /// Records what runs on `base`.
-    init(_ base: any SQLExecutor) {
+    /// Records what runs on `base`, lending its listings' points only when `lendingPoints`.
+    init(_ base: any SQLExecutor, lendingPoints: Bool = true) {
         self.base = base
+        self.lendingPoints = lendingPoints
     }
+
+    private let lendingPoints: Bool
 
     var dialect: SQLDialect { base.dialect }
 
-    var classPoints: ClassPointIndex? { base.classPoints }
+    var classPoints: ClassPointIndex? { lendingPoints ? base.classPoints : nil }
 
     func rows(_ statement: SQLStatement) async throws -> [SQLRow] {
         let (rows, elapsed) = try await timed { try await base.rows(statement) }

@@ -101,10 +101,11 @@ public struct ServerEnvironment: Sendable {
             pushCredentials: pushCredentials)
     }
 
-    /// What must run beside the server for this storage: the PostgreSQL pool (closed last) and chat bus listener.
-    var storageServices: [any Service] {
+    /// What must run beside the server for this storage: SQLite's first read of the listings' points, or the
+    /// PostgreSQL pool (closed last) and chat bus listener.
+    func storageServices(logger: Logger) -> [any Service] {
         switch storage {
-        case .sqlite: []
+        case .sqlite(let store): [ClassPointWarmUp(store: store, logger: logger)]
         case .postgres(let store): [store] + ((chatBus as? PostgresChatBus).map { [$0] } ?? [])
         }
     }
@@ -157,7 +158,7 @@ public func buildApplication(
             webSocket: .init(maxFrameSize: ChatSession.maximumFrameSize, autoPing: .enabled(timePeriod: .seconds(30))),
             idleTimeout: configuration.idleConnectionTimeout),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "classtoday", backlog: 4096),
-        services: environment.storageServices + [
+        services: environment.storageServices(logger: logger) + [
             hub,
             fanOut,
             KeywordIndexUpgrade(classes: environment.classes, logger: logger),

@@ -31,7 +31,7 @@ public final class ClassPointIndex: Sendable {
     /// The points as of `db`'s snapshot (one read: ``SQLDatabase/read(_:)``), brought up to it; nil when they cannot
     /// answer this read (another read is reading them whole, a newer snapshot has already moved them on, or a
     /// listing's id is not one the server makes), and the caller walks with SQL.
-    func points(_ db: any SQLExecutor) async throws -> ClassPoints? {
+    package func points(_ db: any SQLExecutor) async throws -> ClassPoints? {
         let latest: Int64 = try await db.row("SELECT COALESCE(MAX(seq), 0) AS latest FROM class_point_changes")?["latest"] ?? 0
         let held: ClassPoints? = state.withLock { state in
             guard case .ready(let points) = state else { return nil }
@@ -123,13 +123,14 @@ public final class ClassPointIndex: Sendable {
 /// The points of a ``ClassPointIndex`` as of one change of its log: a value, which a search reads while the index
 /// moves on. They are kept in cell order (``Geohash/storageKey(of:)``, then id) and, to find a listing's point from
 /// its id alone, in id order too, each in ``SortedChunks``.
-struct ClassPoints: Sendable {
+package struct ClassPoints: Sendable {
     /// A held listing: what a plain circle reads and filters on.
     struct Point: ChunkSorted {
-        /// ``Geohash/storageKey(of:)`` of the position.
-        let key: UInt64
+        // The id first: its 16-byte alignment then pads nothing, and a point takes 48 bytes.
         /// The listing's id, packed (``Identifier/packed(_:)``).
         let id: UInt128
+        /// ``Geohash/storageKey(of:)`` of the position.
+        let key: UInt64
         let lat: Double
         let lon: Double
         /// The writer's number (``writerNumber(of:)``).
@@ -189,7 +190,12 @@ struct ClassPoints: Sendable {
     }
 
     /// How many points there are.
-    var count: Int { byId.count }
+    package var count: Int { byId.count }
+
+    /// The bytes the points and their ids take (not counting the chunks' spare capacity or the writers' numbers).
+    package var heldBytes: Int {
+        count * (MemoryLayout<Point>.stride + MemoryLayout<Placed>.stride)
+    }
 
     /// The number the points give the user `id`'s listings, or nil when they hold none of them.
     func writerNumber(of id: String) -> UInt32? {
@@ -253,7 +259,7 @@ extension ClassPoints.Point {
         guard let id = Identifier.packed(try row["id"]), let status = ClassStatus(rawValue: try row["status"]),
               let type = ClassType(rawValue: try row["type"]) else { return nil }
         let location = GeoPoint(lat: try row["lat"], lon: try row["lon"])
-        self.init(key: Geohash.storageKey(of: location), id: id, lat: location.lat, lon: location.lon,
+        self.init(id: id, key: Geohash.storageKey(of: location), lat: location.lat, lon: location.lon,
                   writer: writers.number(of: try row["writer_id"]), status: status, type: type)
     }
 }
