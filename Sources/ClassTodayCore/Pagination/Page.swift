@@ -54,9 +54,29 @@ public struct PageCursor: Sendable, Hashable, Codable {
         self.values = values
     }
 
-    /// The text handed to clients.
+    /// The text handed to clients: base64url of the JSON that ``decode(_:ordering:)`` reads (as `JSONEncoder` writes
+    /// it, but written here: `JSONEncoder` was a twentieth of a circle page's time), or empty when a value is not a
+    /// finite number.
     public var encoded: String {
-        ((try? JSONEncoder().encode(self)) ?? Data()).base64URLEncoded
+        var json = Array(#"{"ordering":"#.utf8)
+        JSONString.append(ordering, to: &json)
+        json += #","values":["#.utf8
+        for (index, value) in values.enumerated() {
+            if index > 0 { json.append(UInt8(ascii: ",")) }
+            switch value {
+            case .int(let integer):
+                json += #"{"int":{"_0":\#(integer)}}"#.utf8
+            case .double(let double):
+                guard double.isFinite else { return "" }
+                json += #"{"double":{"_0":\#(double)}}"#.utf8
+            case .string(let string):
+                json += #"{"string":{"_0":"#.utf8
+                JSONString.append(string, to: &json)
+                json += "}}".utf8
+            }
+        }
+        json += "]}".utf8
+        return Data(json).base64URLEncoded
     }
 
     /// Decodes a client's cursor for `ordering`; throws a 422 naming `cursor` when it is not one of ours.

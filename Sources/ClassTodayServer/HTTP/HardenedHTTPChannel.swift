@@ -34,9 +34,13 @@ struct HardenedHTTPChannel<Base: ServerChildChannel>: ServerChildChannel {
         }
     }
 
-    /// Serves the connection as `base` does.
+    /// Serves the connection as `base` does, on the connection's own event loop (``EventLoopExecutor``): its requests
+    /// arrive and its responses leave there, so a request costs no hop to the task pool's threads and back. Work that
+    /// holds a thread runs elsewhere: bcrypt and images on ``WorkerPool``s, SQLite statements on GRDB's threads.
     func handle(value: Base.Value, logger: Logger) async {
-        await base.handle(value: value, logger: logger)
+        await withTaskExecutorPreference(EventLoopExecutor(eventLoop: value.channel.eventLoop)) {
+            await base.handle(value: value, logger: logger)
+        }
     }
 }
 

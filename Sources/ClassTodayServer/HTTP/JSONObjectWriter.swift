@@ -1,3 +1,4 @@
+import ClassTodayCore
 import Foundation
 
 /// Writes the UTF-8 text of one JSON object, field by field, in the order written. Nested objects and arrays of them
@@ -30,7 +31,7 @@ struct JSONObjectWriter {
     /// A string field; nil is written as `null`.
     mutating func add(_ key: StaticString, _ value: String?) {
         startField(key)
-        if let value { Self.appendString(value, to: &bytes) } else { append("null") }
+        if let value { JSONString.append(value, to: &bytes) } else { append("null") }
     }
 
     /// An integer field; nil is written as `null`.
@@ -63,12 +64,7 @@ struct JSONObjectWriter {
     /// An array of strings.
     mutating func add(_ key: StaticString, _ values: [String]) {
         startField(key)
-        bytes.append(UInt8(ascii: "["))
-        for (index, value) in values.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            Self.appendString(value, to: &bytes)
-        }
-        bytes.append(UInt8(ascii: "]"))
+        JSONString.append(array: values, to: &bytes)
     }
 
     /// A field whose value is already JSON text (stored JSON).
@@ -134,37 +130,8 @@ struct JSONObjectWriter {
     /// Appends `value` as a quoted JSON string (also for JSON written without a writer: rows bound to a statement).
     static func appendString(_ value: String, to text: inout String) {
         var bytes: [UInt8] = []
-        appendString(value, to: &bytes)
+        JSONString.append(value, to: &bytes)
         text += String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// Appends `value` as a quoted JSON string to UTF-8 `bytes`.
-    private static func appendString(_ value: String, to bytes: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "\""))
-        let utf8 = value.utf8
-        guard utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
-            bytes.append(contentsOf: utf8)
-            bytes.append(UInt8(ascii: "\""))
-            return
-        }
-        for byte in utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: #"\""#.utf8)
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: #"\\"#.utf8)
-            case UInt8(ascii: "\n"): bytes.append(contentsOf: #"\n"#.utf8)
-            case UInt8(ascii: "\r"): bytes.append(contentsOf: #"\r"#.utf8)
-            case UInt8(ascii: "\t"): bytes.append(contentsOf: #"\t"#.utf8)
-            case 0x08: bytes.append(contentsOf: #"\b"#.utf8)
-            case 0x0C: bytes.append(contentsOf: #"\f"#.utf8)
-            case ..<0x20:
-                let hex = String(byte, radix: 16)
-                bytes.append(contentsOf: (#"\u"# + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
-            default:
-                // Bytes of multi-byte characters are all 0x80 or more: copied as they are.
-                bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
     }
 }
 

@@ -37,4 +37,26 @@ struct PageCursorTests {
         #expect(throws: DomainError.self) { try PageCursor.decode(text, ordering: "recent") }
         #expect(throws: DomainError.self) { try PageCursor.decode(String(repeating: "A", count: 1028), ordering: "distance") }
     }
+
+    @Test("cursors written by hand decode as JSONEncoder's did, for any numbers and text")
+    func handWrittenJSON() throws {
+        var random = SystemRandomNumberGenerator()
+        let doubles: [Double] = [0, -0.0, 1, 1e-12, 5e-324, .greatestFiniteMagnitude, -1234.5678, 0.1, 1e21, 123_456_789.125]
+        let texts = ["", "01M86K8GTVQY7KH8V3531N29CV", "a\"b\\c/d", "\u{0}\u{1F}\n\t\r\u{8}\u{C}", "수학 과외", "🎸 e\u{301}"]
+        for _ in 0..<500 {
+            let values: [PageCursorValue] = (0..<Int.random(in: 0...4, using: &random)).map { _ in
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: .int(Int64.random(in: .min ... .max, using: &random))
+                case 1: .double(Bool.random(using: &random) ? doubles.randomElement(using: &random)!
+                                : Double(bitPattern: UInt64.random(in: 0..<0x7FF0_0000_0000_0000, using: &random)))
+                default: .string(texts.randomElement(using: &random)!)
+                }
+            }
+            let cursor = PageCursor(ordering: texts.randomElement(using: &random)!, values: values)
+            let json = try #require(Data(base64URLEncoded: cursor.encoded))
+            #expect(try JSONDecoder().decode(PageCursor.self, from: json) == cursor)
+            #expect(try PageCursor.decode(cursor.encoded, ordering: cursor.ordering) == cursor)
+        }
+        #expect(PageCursor(ordering: "distance", values: [.double(.infinity)]).encoded == "")
+    }
 }

@@ -68,20 +68,6 @@ public struct PostgresDatabase: SQLDatabase {
         }
     }
 
-    /// Runs a task's jobs on an event loop: code awaiting a connection's results there resumes where they arrive.
-    private final class EventLoopExecutor: TaskExecutor {
-        let eventLoop: any EventLoop
-
-        init(eventLoop: any EventLoop) {
-            self.eventLoop = eventLoop
-        }
-
-        func enqueue(_ job: consuming ExecutorJob) {
-            let job = UnownedJob(job)
-            eventLoop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-        }
-    }
-
     /// One connection of the pool, as the seam sees it.
     private struct Connection: SQLExecutor {
         let connection: PostgresConnection

@@ -13,10 +13,12 @@ package enum StoredList {
         decodeStrings(text).compactMap(Value.init(rawValue:))
     }
 
-    /// The JSON text of a list of strings.
+    /// The JSON text of a list of strings (written by hand: `JSONEncoder` took longer than the statement that reads a
+    /// page's listings by this list of their ids).
     package static func encodeStrings(_ values: [String]) -> String {
-        let data = (try? JSONEncoder().encode(values)) ?? Data("[]".utf8)
-        return String(decoding: data, as: UTF8.self)
+        var json: [UInt8] = []
+        JSONString.append(array: values, to: &json)
+        return String(decoding: json, as: UTF8.self)
     }
 
     /// The strings of a stored JSON array (empty for NULL, malformed text or an element that is not a string). Read

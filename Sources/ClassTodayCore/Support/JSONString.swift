@@ -1,0 +1,43 @@
+/// JSON strings for JSON written by hand, byte by byte, where `JSONEncoder` costs more than the value it writes
+/// (response pages, cursors, lists bound to a statement).
+public enum JSONString {
+    /// Appends `value` as a quoted JSON string to UTF-8 `bytes`: quotes, backslashes and control characters escaped,
+    /// anything else (slashes, every non-ASCII character) as it is.
+    public static func append(_ value: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        let utf8 = value.utf8
+        guard utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+            bytes.append(contentsOf: utf8)
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
+        for byte in utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: #"\""#.utf8)
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: #"\\"#.utf8)
+            case UInt8(ascii: "\n"): bytes.append(contentsOf: #"\n"#.utf8)
+            case UInt8(ascii: "\r"): bytes.append(contentsOf: #"\r"#.utf8)
+            case UInt8(ascii: "\t"): bytes.append(contentsOf: #"\t"#.utf8)
+            case 0x08: bytes.append(contentsOf: #"\b"#.utf8)
+            case 0x0C: bytes.append(contentsOf: #"\f"#.utf8)
+            case ..<0x20:
+                let hex = String(byte, radix: 16)
+                bytes.append(contentsOf: (#"\u"# + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
+            default:
+                // Bytes of multi-byte characters are all 0x80 or more: copied as they are.
+                bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `values` as a JSON array of strings to UTF-8 `bytes`.
+    public static func append(array values: [String], to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "["))
+        for (index, value) in values.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            append(value, to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+}
