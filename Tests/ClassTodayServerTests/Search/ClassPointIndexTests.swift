@@ -213,6 +213,19 @@ struct ClassPointIndexTests {
         try await fixture.expectSamePages(search, "after a gap")
     }
 
+    @Test("the log of changes keeps the last 10,000, and a point takes 48 bytes")
+    func logAndPointSize() async throws {
+        let fixture = try await Fixture(count: 20)
+        try await fixture.store.database.execute("""
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10050)
+            INSERT INTO class_point_changes (class_id) SELECT 'x' || i FROM n
+            """)
+        let kept = try await fixture.store.database.rows("SELECT COUNT(*) AS kept, MAX(seq) - MIN(seq) AS span FROM class_point_changes")[0]
+        #expect(try kept["kept"] as Int == 10_000)
+        #expect(try kept["span"] as Int == 9_999)
+        #expect(MemoryLayout<ClassPoints.Point>.stride == 48)
+    }
+
     @Test("a listing whose id the server did not make leaves every search to the SQL walk, which still finds it")
     func foreignIds() async throws {
         let fixture = try await Fixture(count: 50)
