@@ -10,75 +10,7 @@ import Testing
 /// pages, page by page, and they follow every write, from this process or another, in the reader's own snapshot.
 @Suite("Listings' points in memory", .serialized)
 struct ClassPointIndexTests {
-    /// A SQLite database of random listings around ``SearchPropertyTests/hotspots``.
-    final class Fixture: Sendable {
-        let store: SQLiteStore
-        let repository: SQLClassRepository
-        let writers: [String]
-        /// A viewer who blocked one writer and was blocked by another.
-        let viewer: String
-        let folder: String
-
-        init(count: Int, seed: UInt64 = 20261125) async throws {
-            var random = SeededRandom(seed: seed)
-            folder = FileManager.default.temporaryDirectory.appendingPathComponent("classtoday-points-\(UUID().uuidString)").path
-            store = try SQLiteStore.open(path: folder + "/db.sqlite", durableCommits: false)
-            try await store.migrate(try Migration.load(from: TestServer.migrationsDirectory + "/sqlite"), logger: Logger(label: "test"))
-            let users = SQLUserRepository(database: store.database)
-            var writers: [String] = []
-            for index in 0..<5 {
-                writers.append(try await users.create(NewUser(email: "w\(index)@example.com", passwordHash: "x", nickname: "w\(index)"), at: Date()).id)
-            }
-            viewer = try await users.create(NewUser(email: "viewer@example.com", passwordHash: "x", nickname: "viewer"), at: Date()).id
-            let blocks = SQLBlockRepository(database: store.database)
-            _ = try await blocks.block(writers[0], by: viewer, at: Date())
-            _ = try await blocks.block(viewer, by: writers[1], at: Date())
-            self.writers = writers
-            repository = SQLClassRepository(database: store.database)
-            for listing in SearchPropertyTests.randomListings(count: count, writers: writers, random: &random) {
-                _ = try await repository.create(listing)
-            }
-        }
-
-        deinit { try? FileManager.default.removeItem(atPath: folder) }
-
-        /// Every page of `search` for `viewerId`, `limit` at a time, read from the points or, `inMemory` false, by the
-        /// SQL walk; with the statements that read a walk's cell, which the points make unneeded.
-        func pages(_ search: ClassSearch, viewerId: String?, limit: Int, inMemory: Bool) async throws -> (pages: [Page<ClassView>], cellReads: Int) {
-            var pages: [Page<ClassView>] = []
-            var request = PageRequest(limit: limit)
-            var cellReads = 0
-            while pages.count < 60 {
-                let searcher = SQLClassSearch(search: search, page: request, viewerId: viewerId, dialect: .sqlite)
-                let (page, reads) = try await store.database.read { db in
-                    let counting = CellCounting(db, inMemory: inMemory)
-                    return (try await searcher.run(counting), counting.cellReads)
-                }
-                pages.append(page)
-                cellReads += reads
-                guard let next = page.nextCursor else { break }
-                request = PageRequest(limit: limit, after: try PageCursor.decode(next, ordering: search.sort.rawValue))
-            }
-            return (pages, cellReads)
-        }
-
-        /// The values a page's cursor carries (its text's key order varies).
-        static func cursorValues(_ page: Page<ClassView>) throws -> [PageCursorValue]? {
-            try page.nextCursor.map { try PageCursor.decode($0, ordering: ClassSearch.Sort.distance.rawValue).values }
-        }
-
-        /// Checks that `search`'s pages from the points are the SQL walk's, and were read without a cell statement.
-        func expectSamePages(_ search: ClassSearch, viewerId: String? = nil, limit: Int = 3, _ comment: Comment? = nil) async throws {
-            let (memory, memoryCellReads) = try await pages(search, viewerId: viewerId, limit: limit, inMemory: true)
-            let (walked, walkedCellReads) = try await pages(search, viewerId: viewerId, limit: limit, inMemory: false)
-            #expect(memory.map { $0.items.map(\.listing.id) } == walked.map { $0.items.map(\.listing.id) }, comment)
-            #expect(memory.map { $0.items.map(\.distance) } == walked.map { $0.items.map(\.distance) }, comment)
-            #expect(try memory.map(Self.cursorValues) == walked.map(Self.cursorValues), comment)
-            #expect(memory.dropLast().allSatisfy { $0.items.count == limit }, "a short page before the last: \(comment.map { "\($0)" } ?? "")")
-            #expect(memoryCellReads == 0, "the points answered without reading a cell")
-            #expect(walkedCellReads > 0 || walked.allSatisfy(\.items.isEmpty))
-        }
-    }
+    typealias Fixture = SearchPropertyTests.Fixture
 
     /// Runs statements on a read's executor, lending its points only when `inMemory`, and counts the walk's cell reads.
     final class CellCounting: SQLExecutor {
@@ -116,7 +48,7 @@ struct ClassPointIndexTests {
 
     @Test("random circles read from the points give the SQL walk's pages, page by page, with any status, type, viewer and page size")
     func sameAsSQLWalk() async throws {
-        let fixture = try await Fixture(count: 3000)
+        let fixture = try await Fixture(seed: 20261125, count: 3000)
         var random = SeededRandom(seed: 11)
         for round in 0..<120 {
             let hotspot = SearchPropertyTests.hotspots.randomElement(using: &random)!
@@ -132,7 +64,7 @@ struct ClassPointIndexTests {
 
     @Test("the points follow listings created, moved, closed, hidden, deleted and written by another process")
     func followsWrites() async throws {
-        let fixture = try await Fixture(count: 400)
+        let fixture = try await Fixture(seed: 20261125, count: 400)
         let seoul = SearchPropertyTests.hotspots[0]
         let search = Self.circle(seoul, radius: 20_000, status: nil)
         try await fixture.expectSamePages(search, "first read")
@@ -196,7 +128,7 @@ struct ClassPointIndexTests {
 
     @Test("points further behind than the log keeps are read again whole")
     func readsAgainAfterAGap() async throws {
-        let fixture = try await Fixture(count: 300)
+        let fixture = try await Fixture(seed: 20261125, count: 300)
         let seoul = SearchPropertyTests.hotspots[0]
         let search = Self.circle(seoul, radius: 50_000, status: nil)
         try await fixture.expectSamePages(search, "first read")
@@ -215,7 +147,7 @@ struct ClassPointIndexTests {
 
     @Test("the log of changes keeps the last 10,000, and a point takes 48 bytes")
     func logAndPointSize() async throws {
-        let fixture = try await Fixture(count: 20)
+        let fixture = try await Fixture(seed: 20261125, count: 20)
         try await fixture.store.database.execute("""
             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10050)
             INSERT INTO class_point_changes (class_id) SELECT 'x' || i FROM n
@@ -228,7 +160,7 @@ struct ClassPointIndexTests {
 
     @Test("a listing whose id the server did not make leaves every search to the SQL walk, which still finds it")
     func foreignIds() async throws {
-        let fixture = try await Fixture(count: 50)
+        let fixture = try await Fixture(seed: 20261125, count: 50)
         let seoul = SearchPropertyTests.hotspots[0]
         try await fixture.store.database.execute("""
             INSERT INTO classes (id, type, name, price_unit, writer_id, lat, lon, geohash, created_at, updated_at)
@@ -306,5 +238,44 @@ struct ClassPointIndexTests {
                 #expect(cell.neighbours.allSatisfy { $0 == cell || !$0.storageKeys.contains(key) })
             }
         }
+    }
+}
+
+extension SearchPropertyTests.Fixture {
+    /// Every page of `search` for `viewerId`, `limit` at a time, read from the points or, `inMemory` false, by the
+    /// SQL walk; with the statements that read a walk's cell, which the points make unneeded.
+    func pages(_ search: ClassSearch, viewerId: String?, limit: Int, inMemory: Bool) async throws -> (pages: [Page<ClassView>], cellReads: Int) {
+        var pages: [Page<ClassView>] = []
+        var request = PageRequest(limit: limit)
+        var cellReads = 0
+        while pages.count < 60 {
+            let searcher = SQLClassSearch(search: search, page: request, viewerId: viewerId, dialect: .sqlite)
+            let (page, reads) = try await store.database.read { db in
+                let counting = ClassPointIndexTests.CellCounting(db, inMemory: inMemory)
+                return (try await searcher.run(counting), counting.cellReads)
+            }
+            pages.append(page)
+            cellReads += reads
+            guard let next = page.nextCursor else { break }
+            request = PageRequest(limit: limit, after: try PageCursor.decode(next, ordering: search.sort.rawValue))
+        }
+        return (pages, cellReads)
+    }
+
+    /// The values a page's cursor carries (its text's key order varies).
+    static func cursorValues(_ page: Page<ClassView>) throws -> [PageCursorValue]? {
+        try page.nextCursor.map { try PageCursor.decode($0, ordering: ClassSearch.Sort.distance.rawValue).values }
+    }
+
+    /// Checks that `search`'s pages from the points are the SQL walk's, and were read without a cell statement.
+    func expectSamePages(_ search: ClassSearch, viewerId: String? = nil, limit: Int = 3, _ comment: Comment? = nil) async throws {
+        let (memory, memoryCellReads) = try await pages(search, viewerId: viewerId, limit: limit, inMemory: true)
+        let (walked, walkedCellReads) = try await pages(search, viewerId: viewerId, limit: limit, inMemory: false)
+        #expect(memory.map { $0.items.map(\.listing.id) } == walked.map { $0.items.map(\.listing.id) }, comment)
+        #expect(memory.map { $0.items.map(\.distance) } == walked.map { $0.items.map(\.distance) }, comment)
+        #expect(try memory.map(Self.cursorValues) == walked.map(Self.cursorValues), comment)
+        #expect(memory.dropLast().allSatisfy { $0.items.count == limit }, "a short page before the last: \(comment.map { "\($0)" } ?? "")")
+        #expect(memoryCellReads == 0, "the points answered without reading a cell")
+        #expect(walkedCellReads > 0 || walked.allSatisfy(\.items.isEmpty))
     }
 }

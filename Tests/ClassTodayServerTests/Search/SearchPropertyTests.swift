@@ -47,7 +47,10 @@ struct SearchPropertyTests {
     }
 
     final class Fixture: Sendable {
+        let store: SQLiteStore
         let repository: SQLClassRepository
+        /// The five writers of ``listings``.
+        let writers: [String]
         let listings: [ClassListing]
         let folder: String
         /// A viewer who blocked one writer and was blocked by another: neither's listings reach them.
@@ -58,7 +61,7 @@ struct SearchPropertyTests {
         init(seed: UInt64, count: Int) async throws {
             var random = SeededRandom(seed: seed)
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("classtoday-search-\(UUID().uuidString)").path
-            let store = try SQLiteStore.open(path: folder + "/db.sqlite", durableCommits: false)
+            store = try SQLiteStore.open(path: folder + "/db.sqlite", durableCommits: false)
             try await store.migrate(try Migration.load(from: TestServer.migrationsDirectory + "/sqlite"), logger: Logger(label: "test"))
             let users = SQLUserRepository(database: store.database)
             var writers: [String] = []
@@ -70,6 +73,7 @@ struct SearchPropertyTests {
             _ = try await blocks.block(writers[0], by: viewer, at: Date())
             _ = try await blocks.block(viewer, by: writers[1], at: Date())
             blockedWriters = [writers[0], writers[1]]
+            self.writers = writers
             repository = SQLClassRepository(database: store.database)
             var created: [ClassListing] = []
             for listing in SearchPropertyTests.randomListings(count: count, writers: writers, random: &random) {
