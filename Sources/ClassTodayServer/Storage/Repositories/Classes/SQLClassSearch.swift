@@ -13,7 +13,9 @@ import Foundation
 /// circle's geohash cells nearest first (``NearestCellWalk``): a cell the backend's index finds crowded
 /// (``CellCandidates/capacity``) is split into its children, any other is read with one one-range
 /// statement, and the walk stops once the page holds listings nearer than the next cell can offer. A dense city is
-/// read in small cells around the centre, a sparse region in large ones, and neither reads the whole circle.
+/// read in small cells around the centre, a sparse region in large ones, and neither reads the whole circle. Where the
+/// backend keeps its listings' points in memory (SQLite's ``ClassPointIndex``), a circle with no filter but status and
+/// type walks the same cells over them instead, and reads only its page's listings.
 ///
 /// Keywords: the index's condition selects a superset of the matches; when ``SearchQuery/needsVerification`` the
 /// candidates are confirmed by the index's SQL when it has some, or else here with ``SearchQuery/matches(_:)-(String)``,
