@@ -98,10 +98,11 @@ public struct Geohash: Sendable, Hashable, CustomStringConvertible {
         precision > 1 ? Geohash(precision: precision - 1, bits: bits >> 5) : nil
     }
 
-    /// The 32 cells one character longer, in base32 order (empty at ``maximumPrecision``).
-    public var children: [Geohash] {
-        guard precision < Geohash.maximumPrecision else { return [] }
-        return (0..<32).map { Geohash(precision: precision + 1, bits: (bits << 5) | UInt64($0)) }
+    /// The 32 cells one character longer, in base32 order (empty at ``maximumPrecision``), made as they are read: a
+    /// nearest-first walk splits cells in its inner loop, where an array of them per split showed.
+    public var children: LazyMapSequence<Range<UInt64>, Geohash> {
+        let (precision, bits) = (self.precision, self.bits)
+        return (0..<(precision < Geohash.maximumPrecision ? 32 : 0)).lazy.map { Geohash(precision: precision + 1, bits: (bits << 5) | $0) }
     }
 
     /// A compass direction to an adjacent cell.

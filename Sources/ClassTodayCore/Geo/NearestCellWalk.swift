@@ -62,11 +62,8 @@ public struct NearestCellWalk: Sendable {
     /// Queues the children of a popped cell that reach the circle, in place of the cell itself. A cell at
     /// ``Geohash/maximumPrecision`` has no children; splitting it drops it.
     public mutating func split(_ entry: Entry) {
-        let cell = entry.cell
-        guard cell.precision < Geohash.maximumPrecision else { return }
-        // The children of ``Geohash/children``, without an array of them.
-        for index in UInt64(0)..<32 {
-            push(Geohash(precision: cell.precision + 1, bits: (cell.bits << 5) | index))
+        for child in entry.cell.children {
+            push(child)
         }
     }
 

@@ -31,6 +31,13 @@ public enum JSONString {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// Appends `value` as a quoted JSON string to `text` (JSON built as text: rows bound to a statement).
+    public static func append(_ value: String, to text: inout String) {
+        var bytes: [UInt8] = []
+        append(value, to: &bytes)
+        text += String(decoding: bytes, as: UTF8.self)
+    }
+
     /// Appends `values` as a JSON array of strings to UTF-8 `bytes`.
     public static func append(array values: [String], to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "["))

@@ -126,13 +126,6 @@ struct JSONObjectWriter {
     private mutating func append(_ literal: StaticString) {
         literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
-
-    /// Appends `value` as a quoted JSON string (also for JSON written without a writer: rows bound to a statement).
-    static func appendString(_ value: String, to text: inout String) {
-        var bytes: [UInt8] = []
-        JSONString.append(value, to: &bytes)
-        text += String(decoding: bytes, as: UTF8.self)
-    }
 }
 
 /// A response object that writes its own JSON text, byte for byte what `APIJSONEncoder` writes for it: pages of such

@@ -99,7 +99,7 @@ public struct SQLDialect: Sendable {
                 case .null: json += "null"
                 case .integer(let integer): json += String(integer)
                 case .real(let real): json += real.isFinite ? String(real) : "null"
-                case .text(let text): JSONObjectWriter.appendString(text, to: &json)
+                case .text(let text): JSONString.append(text, to: &json)
                 }
             }
             json += "]"

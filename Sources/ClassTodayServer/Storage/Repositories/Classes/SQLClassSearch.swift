@@ -176,9 +176,9 @@ package struct SQLClassSearch {
         let hidden = Set((suspended + blockedWriters).compactMap(points.writerNumber(of:)))
         let (status, type) = (search.status, search.type)
         var walk = NearestCellWalk(center: circle.center, radius: circle.radius)
-        var page = NearestFirstPage<(distance: Double, id: UInt128)>(wanted: page.limit + 1, distance: \.distance,
-                                                                      id: { Identifier.text(packed: $0.id) })
-        while let entry = walk.popNearest(), !page.settle(before: entry.minimumDistance) {
+        var nearest = NearestFirstPage<(distance: Double, id: UInt128)>(wanted: page.limit + 1, distance: \.distance,
+                                                                         id: { Identifier.text(packed: $0.id) })
+        while let entry = walk.popNearest(), !nearest.settle(before: entry.minimumDistance) {
             if entry.cell.precision < Geohash.storagePrecision, points.count(in: entry.cell) > CellCandidates.crowdedCell {
                 walk.split(entry)
                 continue
@@ -192,9 +192,9 @@ package struct SQLClassSearch {
                 if let after, distance < after.distance || (distance == after.distance && point.id <= after.id) { return }
                 found.append((distance, point.id))
             }
-            page.add(found)
+            nearest.add(found)
         }
-        return page.finish().map { Key(id: Identifier.text(packed: $0.id), distance: $0.distance) }
+        return nearest.finish().map { Key(id: Identifier.text(packed: $0.id), distance: $0.distance) }
     }
 
     /// The index's own nearest-first order for this search, when the backend has one and the search reads a circle by
