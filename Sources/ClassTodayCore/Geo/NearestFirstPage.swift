@@ -5,17 +5,21 @@
 /// items are settled; whatever is still pending when the walk ends is settled last.
 ///
 /// ```swift
-/// var page = NearestFirstPage<Key>(wanted: 21, distance: \.distance, id: \.id)
+/// var page = NearestFirstPage<Key, String>(wanted: 21, distance: { $0.distance }, id: { $0.id })
 /// while let entry = walk.popNearest(), !page.settle(before: entry.minimumDistance) {
 ///     page.add(try read(entry.cell, limit: page.stillWanted))
 /// }
 /// let keys = page.finish()
 /// ```
-public struct NearestFirstPage<Item> {
-    // Inlinable, so that the server's walk sorts its own keys without a generic call per comparison.
+///
+/// `ID` breaks ties between equal distances; the in-memory walk orders by its packed 128-bit ids, which sort as their
+/// text does, so that a comparison makes no string.
+public struct NearestFirstPage<Item, ID: Comparable> {
+    // Inlinable, so that the server's walk sorts its own keys without a generic call per comparison. Pass closures
+    // rather than key paths: a key path is projected through the runtime at each comparison.
     @usableFromInline let wanted: Int
     @usableFromInline let distance: (Item) -> Double
-    @usableFromInline let id: (Item) -> String
+    @usableFromInline let id: (Item) -> ID
     @usableFromInline var settled: [Item] = []
     @usableFromInline var pending: [Item] = []
     /// Whether `pending` is in order: only items added since the last settle need it sorted again.
@@ -23,7 +27,7 @@ public struct NearestFirstPage<Item> {
 
     /// A page of `wanted` items ordered by `distance`, then `id`.
     @inlinable
-    public init(wanted: Int, distance: @escaping (Item) -> Double, id: @escaping (Item) -> String) {
+    public init(wanted: Int, distance: @escaping (Item) -> Double, id: @escaping (Item) -> ID) {
         self.wanted = wanted
         self.distance = distance
         self.id = id

@@ -6,8 +6,13 @@ public enum JSONString {
     public static func append(_ value: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         let utf8 = value.utf8
-        guard utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
-            bytes.append(contentsOf: utf8)
+        // Most strings need no escape: scanned and copied as one buffer (a native string's own bytes), not byte by byte.
+        let copied = utf8.withContiguousStorageIfAvailable { buffer in
+            guard !buffer.contains(where: needsEscape) else { return false }
+            bytes.append(contentsOf: buffer)
+            return true
+        }
+        guard copied != true else {
             bytes.append(UInt8(ascii: "\""))
             return
         }
@@ -29,6 +34,12 @@ public enum JSONString {
             }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether `byte` must be escaped in a JSON string: a quote, a backslash or a control character.
+    @inline(__always)
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 
     /// Appends `value` as a quoted JSON string to `text` (JSON built as text: rows bound to a statement).

@@ -12,7 +12,7 @@ struct NearestFirstPageTests {
     /// Checks that items settle only once no later cell can beat them, in (distance, id) order.
     @Test("items settle below the next cell's distance, ties by id, and the page stops when full")
     func settling() {
-        var page = NearestFirstPage<Item>(wanted: 3, distance: \.distance, id: \.id)
+        var page = NearestFirstPage<Item, String>(wanted: 3, distance: { $0.distance }, id: { $0.id })
         page.add([Item(id: "b", distance: 50), Item(id: "a", distance: 50), Item(id: "c", distance: 400)])
         let completeAt40 = page.settle(before: 40)
         #expect(!completeAt40 && page.stillWanted == 3, "nothing is nearer than 40 m yet")
@@ -28,11 +28,11 @@ struct NearestFirstPageTests {
     /// Checks that a walk that runs out of cells settles what is pending.
     @Test("when the walk ends, pending items settle in order, up to the wanted count")
     func finishing() {
-        var page = NearestFirstPage<Item>(wanted: 2, distance: \.distance, id: \.id)
+        var page = NearestFirstPage<Item, String>(wanted: 2, distance: { $0.distance }, id: { $0.id })
         page.add([Item(id: "z", distance: 9), Item(id: "y", distance: 3), Item(id: "x", distance: 5)])
         let ids = page.finish().map(\.id)
         #expect(ids == ["y", "x"])
-        var empty = NearestFirstPage<Item>(wanted: 2, distance: \.distance, id: \.id)
+        var empty = NearestFirstPage<Item, String>(wanted: 2, distance: { $0.distance }, id: { $0.id })
         let none = empty.finish()
         #expect(none.isEmpty)
     }

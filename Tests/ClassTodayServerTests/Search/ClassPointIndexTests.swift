@@ -193,10 +193,37 @@ struct ClassPointIndexTests {
                 reference[order] = step
             }
         }
+        Self.check(chunks, against: reference, using: &random)
+    }
+
+    @Test("sorted chunks made from a sorted array keep its counts and ranges as whole chunks empty and others split")
+    func sortedChunksFromArray() {
+        var random = SeededRandom(seed: 6)
+        var reference = Dictionary(uniqueKeysWithValues: stride(from: 0, to: 6000, by: 2).map { ($0, $0) })
+        var chunks = SortedChunks<Number>(sorted: reference.keys.sorted().map { Number(order: $0, payload: $0) })
+        Self.check(chunks, against: reference, using: &random)
+        // The first two chunks emptied, one past the end grown and split, odd orders filling the middle.
+        for order in stride(from: 0, to: 2100, by: 2) {
+            #expect(chunks.remove(at: order)?.payload == reference.removeValue(forKey: order))
+        }
+        for order in 6000..<7200 {
+            chunks.insert(Number(order: order, payload: -order))
+            reference[order] = -order
+        }
+        for order in stride(from: 3001, to: 4200, by: 2) {
+            chunks.insert(Number(order: order, payload: order))
+            reference[order] = order
+        }
+        Self.check(chunks, against: reference, using: &random)
+    }
+
+    /// Checks `chunks` against `reference` (payload by order): the count, and 200 random ranges' elements and counts.
+    private static func check(_ chunks: SortedChunks<Number>, against reference: [Int: Int], using random: inout SeededRandom) {
         let sorted = reference.keys.sorted()
         #expect(chunks.count == sorted.count)
+        let bound = (sorted.last ?? 0) + 10
         for _ in 0..<200 {
-            let (a, b) = (Int.random(in: -10..<3010, using: &random), Int.random(in: -10..<3010, using: &random))
+            let (a, b) = (Int.random(in: -10..<bound, using: &random), Int.random(in: -10..<bound, using: &random))
             let range = min(a, b)..<max(a, b)
             var seen: [Number] = []
             chunks.forEach(in: range) { seen.append($0) }

@@ -18,12 +18,15 @@ struct StoredListTests {
     @Test("PostgreSQL's jsonb text reads as SQLite's does; unknown enum values are skipped")
     func jsonbText() {
         #expect(StoredList.decodeStrings(#"["mon", "sat"]"#) == ["mon", "sat"])
+        #expect(StoredList.decodeStrings(#"["mon","수학",""]"#) == ["mon", "수학", ""])
+        #expect(StoredList.decodeStrings("[]") == [])
         #expect(StoredList.decode(#"[ "mon" , "someday", "sun" ]"#) as [Weekday] == [.mon, .sun])
     }
 
-    @Test("NULL, malformed text and a non-string element read as an empty list")
+    @Test("NULL, malformed text (compact or spaced) and a non-string element read as an empty list")
     func malformed() {
-        for text in [nil, "", "[", #"["a""#, #"{"a": 1}"#, #"["a", 1]"#, #"["a", null]"#, "null", #""a""#, #"["a",]"#] {
+        let compact: [String?] = [#"["a"x]"#, #"["a""b"]"#, #"[,"a"]"#, #"["a",,"b"]"#, "[\"a\u{01}\"]", #"["a"]]"#, #"[["a"]"#, "[\"a"]
+        for text in [nil, "", "[", #"["a""#, #"{"a": 1}"#, #"["a", 1]"#, #"["a", null]"#, "null", #""a""#, #"["a",]"#] + compact {
             #expect(StoredList.decodeStrings(text) == [], "\(text ?? "NULL")")
         }
     }

@@ -25,12 +25,40 @@ package enum StoredList {
     /// with ``StrictJSONParser``: `JSONDecoder` was a twentieth of a served search page's CPU time, for three short lists
     /// a listing.
     static func decodeStrings(_ text: String?) -> [String] {
-        guard let text, case .array(let elements)? = try? StrictJSONParser.parse(Array(text.utf8)) else { return [] }
+        guard var text else { return [] }
+        if let strings = text.withUTF8(plainStrings) { return strings }
+        guard case .array(let elements)? = try? StrictJSONParser.parse(Array(text.utf8)) else { return [] }
         var strings: [String] = []
         strings.reserveCapacity(elements.count)
         for element in elements {
             guard case .string(let string) = element else { return [] }
             strings.append(string)
+        }
+        return strings
+    }
+
+    /// The strings of `json` when it is an array as ``encodeStrings(_:)`` writes one whose strings need no escape
+    /// (`["a","b"]`: no spaces, no backslashes), read by splitting at the quotes, as most stored lists are; nil for
+    /// anything else, which the parser reads.
+    private static func plainStrings(_ json: UnsafeBufferPointer<UInt8>) -> [String]? {
+        let (quote, comma) = (UInt8(ascii: "\""), UInt8(ascii: ","))
+        guard json.count >= 2, json.first == UInt8(ascii: "["), json.last == UInt8(ascii: "]") else { return nil }
+        let end = json.count - 1
+        var strings: [String] = []
+        var index = 1
+        while index < end {
+            if !strings.isEmpty {
+                guard json[index] == comma else { return nil }
+                index += 1
+            }
+            guard index < end, json[index] == quote else { return nil }
+            let start = index + 1
+            guard let close = json[start..<end].firstIndex(where: { $0 == quote || $0 == UInt8(ascii: "\\") || $0 < 0x20 }),
+                  json[close] == quote
+            else { return nil }
+            // Quotes are ASCII, so the bytes between two are whole characters of the (valid) text.
+            strings.append(String(decoding: UnsafeBufferPointer(rebasing: json[start..<close]), as: UTF8.self))
+            index = close + 1
         }
         return strings
     }

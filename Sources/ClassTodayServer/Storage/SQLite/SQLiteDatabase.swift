@@ -66,10 +66,12 @@ public struct SQLiteDatabase: SQLDatabase {
         try mapErrors {
             let prepared = try prepare(statement, db)
             let columns = SQLColumns(prepared.columnNames)
+            let positions = 0..<prepared.columnCount
             var rows: [SQLRow] = []
             let cursor = try Row.fetchCursor(prepared)
             while let row = try cursor.next() {
-                rows.append(SQLRow(columns: columns, values: row.databaseValues.map(\.sqlValue)))
+                // By position: a row's elements (`databaseValues`) pair each value with its column's name, made anew.
+                rows.append(SQLRow(columns: columns, values: positions.map { (row[$0] as DatabaseValue).sqlValue }))
             }
             return rows
         }

@@ -1,15 +1,30 @@
 /// An element of ``SortedChunks``, which keeps elements in the order of their ``order``, one element per order.
 protocol ChunkSorted: Sendable {
-    associatedtype Order: Comparable
+    associatedtype Order: Comparable & Sendable
     /// Where the element goes; no two elements share one.
     var order: Order { get }
 }
 
 /// Elements kept in order in chunks of a few hundred, so that an insert or removal moves one chunk's elements rather
-/// than all of them, and a copy shares every chunk it does not change. Finding an element is two binary searches.
+/// than all of them, and a copy shares every chunk it does not change. Finding an element is two binary searches: one
+/// over the chunks' fences, one in a chunk.
 struct SortedChunks<Element: ChunkSorted>: Sendable {
     /// The elements in order, in chunks of at most twice ``chunkSize``, none empty.
     private var chunks: [[Element]] = []
+    /// Each chunk's last order and size, side by side in one small array. A search across chunks, or a count of many,
+    /// reads these rather than the chunks, each its own allocation: at a place read for the first time, every chunk
+    /// touched was a cache miss, which made a page's walk slower there than where it had just read.
+    private var fences: [Fence] = []
+
+    /// What a chunk's neighbours need to know of it.
+    private struct Fence: Sendable {
+        var last: Element.Order
+        var count: Int
+
+        init(_ chunk: [Element]) {
+            (last, count) = (chunk[chunk.count - 1].order, chunk.count)
+        }
+    }
 
     /// How many elements a chunk holds when made from a sorted array; a chunk grown to twice as many is split.
     static var chunkSize: Int { 512 }
@@ -20,6 +35,7 @@ struct SortedChunks<Element: ChunkSorted>: Sendable {
         while start < sorted.count {
             let end = min(start + Self.chunkSize, sorted.count)
             chunks.append(Array(sorted[start..<end]))
+            fences.append(Fence(chunks[chunks.count - 1]))
             start = end
         }
     }
@@ -28,7 +44,7 @@ struct SortedChunks<Element: ChunkSorted>: Sendable {
     typealias Position = (chunk: Int, offset: Int)
 
     /// How many elements there are.
-    var count: Int { chunks.reduce(0) { $0 + $1.count } }
+    var count: Int { fences.reduce(0) { $0 + $1.count } }
 
     /// The element whose order is `order`, if any.
     func element(at order: Element.Order) -> Element? {
@@ -41,8 +57,8 @@ struct SortedChunks<Element: ChunkSorted>: Sendable {
     func count(in orders: Range<Element.Order>) -> Int {
         let (start, end) = (position(of: orders.lowerBound), position(of: orders.upperBound))
         guard start.chunk < end.chunk else { return end.offset - start.offset }
-        var total = chunks[start.chunk].count - start.offset + (end.chunk < chunks.count ? end.offset : 0)
-        for chunk in (start.chunk + 1)..<end.chunk { total += chunks[chunk].count }
+        var total = fences[start.chunk].count - start.offset + (end.chunk < chunks.count ? end.offset : 0)
+        for chunk in (start.chunk + 1)..<end.chunk { total += fences[chunk].count }
         return total
     }
 
@@ -64,7 +80,13 @@ struct SortedChunks<Element: ChunkSorted>: Sendable {
     mutating func insert(_ element: Element) {
         let (chunk, offset) = position(of: element.order)
         guard chunk < chunks.count else {
-            if chunks.isEmpty { chunks.append([element]) } else { chunks[chunks.count - 1].append(element) }
+            if chunks.isEmpty {
+                chunks.append([element])
+                fences.append(Fence(chunks[0]))
+            } else {
+                chunks[chunks.count - 1].append(element)
+                fences[chunks.count - 1] = Fence(chunks[chunks.count - 1])
+            }
             return
         }
         if offset < chunks[chunk].count, chunks[chunk][offset].order == element.order {
@@ -76,7 +98,9 @@ struct SortedChunks<Element: ChunkSorted>: Sendable {
             let upper = Array(chunks[chunk][Self.chunkSize...])
             chunks[chunk].removeSubrange(Self.chunkSize...)
             chunks.insert(upper, at: chunk + 1)
+            fences.insert(Fence(upper), at: chunk + 1)
         }
+        fences[chunk] = Fence(chunks[chunk])
     }
 
     /// Removes and returns the element whose order is `order`, if any.
@@ -85,7 +109,12 @@ struct SortedChunks<Element: ChunkSorted>: Sendable {
         let (chunk, offset) = position(of: order)
         guard chunk < chunks.count, offset < chunks[chunk].count, chunks[chunk][offset].order == order else { return nil }
         let removed = chunks[chunk].remove(at: offset)
-        if chunks[chunk].isEmpty { chunks.remove(at: chunk) }
+        if chunks[chunk].isEmpty {
+            chunks.remove(at: chunk)
+            fences.remove(at: chunk)
+        } else {
+            fences[chunk] = Fence(chunks[chunk])
+        }
         return removed
     }
 
@@ -95,7 +124,7 @@ struct SortedChunks<Element: ChunkSorted>: Sendable {
         var (low, high) = (0, chunks.count)
         while low < high {
             let middle = (low + high) / 2
-            if chunks[middle][chunks[middle].count - 1].order < order { low = middle + 1 } else { high = middle }
+            if fences[middle].last < order { low = middle + 1 } else { high = middle }
         }
         guard low < chunks.count else { return (low, 0) }
         let elements = chunks[low]

@@ -144,7 +144,7 @@ package struct SQLClassSearch {
 
     private func nearestFirst(_ db: any SQLExecutor, circle: ClassSearch.Circle) async throws -> [Key] {
         var walk = NearestCellWalk(center: circle.center, radius: circle.radius)
-        var keys = NearestFirstPage<Key>(wanted: page.limit + 1, distance: { $0.distance ?? 0 }, id: \.id)
+        var keys = NearestFirstPage<Key, String>(wanted: page.limit + 1, distance: { $0.distance ?? 0 }, id: { $0.id })
         var rangeCells: RangeCellStatement?
         while let entry = walk.popNearest(), !keys.settle(before: entry.minimumDistance) {
             if let read = try await cellKeys(db, cell: entry.cell, limit: keys.stillWanted, rangeCells: &rangeCells) {
@@ -159,6 +159,9 @@ package struct SQLClassSearch {
         return keys.finish()
     }
 
+    /// A listing's point in the in-memory walk: its distance from the centre and its packed id.
+    private typealias PointKey = (distance: Double, id: UInt128)
+
     /// The keys of a nearest-first page read from the listings' points in memory (``SQLExecutor/classPoints``): the
     /// walk of ``nearestFirst(_:circle:)``, each cell read from memory and split while it holds more than a cell read
     /// with a statement may. Nil when the points cannot answer: the search has filters they do not hold (a keyword, a
@@ -166,7 +169,7 @@ package struct SQLClassSearch {
     private func nearestFirstInMemory(_ db: any SQLExecutor, circle: ClassSearch.Circle) async throws -> [Key]? {
         guard search.keyword == nil, search.keywordLocation == nil, search.box == nil, search.subjects == nil, search.targets == nil,
               search.days == nil, search.minPrice == nil, search.maxPrice == nil else { return nil }
-        var after: (distance: Double, id: UInt128)?
+        var after: PointKey?
         if let position = startPosition {
             guard case .double(let distance) = position.value, let id = Identifier.packed(position.id) else { return nil }
             after = (distance, id)
@@ -176,14 +179,13 @@ package struct SQLClassSearch {
         let hidden = Set((suspended + blockedWriters).compactMap(points.writerNumber(of:)))
         let (status, type) = (search.status, search.type)
         var walk = NearestCellWalk(center: circle.center, radius: circle.radius)
-        var nearest = NearestFirstPage<(distance: Double, id: UInt128)>(wanted: page.limit + 1, distance: \.distance,
-                                                                         id: { Identifier.text(packed: $0.id) })
+        var nearest = NearestFirstPage<PointKey, UInt128>(wanted: page.limit + 1, distance: { $0.distance }, id: { $0.id })
         while let entry = walk.popNearest(), !nearest.settle(before: entry.minimumDistance) {
             if entry.cell.precision < Geohash.storagePrecision, points.count(in: entry.cell) > CellCandidates.crowdedCell {
                 walk.split(entry)
                 continue
             }
-            var found: [(distance: Double, id: UInt128)] = []
+            var found: [PointKey] = []
             points.forEach(in: entry.cell) { point in
                 guard status.map({ point.status == $0 }) ?? true, type.map({ point.type == $0 }) ?? true,
                       !hidden.contains(point.writer) else { return }
@@ -214,7 +216,7 @@ package struct SQLClassSearch {
         while true {
             guard let statement = nearestStatement(order, limit: limit, after: startPosition) else { return Page(items: [], nextCursor: nil) }
             let rows = try await db.rows(statement)
-            var keys = NearestFirstPage<Key>(wanted: page.limit + 1, distance: { $0.distance ?? 0 }, id: \.id)
+            var keys = NearestFirstPage<Key, String>(wanted: page.limit + 1, distance: { $0.distance ?? 0 }, id: { $0.id })
             keys.add(try rows.map { try Key(row: $0, sort: search.sort) })
             let floor: Double? = rows.count == limit ? try rows.last?["distance_floor"] : nil
             if let floor, !keys.settle(before: floor - NearestOrder.margin) {
