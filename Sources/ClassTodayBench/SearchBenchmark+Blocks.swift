@@ -16,13 +16,11 @@ extension SearchBenchmark {
             "", "blocks: radius searches by a viewer who blocked \(blocked.count) writers (\(options.queries) queries per radius, interleaved)",
             "radius        anonymous p50/p99    viewer p50/p99       blocker p50/p99      blocker/viewer  blocked on pages",
         ]
-        for radius in [500.0, 2_000, 10_000, 50_000] {
+        for radius in Self.circleRadii {
             var anonymous = LatencySample(), signedIn = LatencySample(), blocking = LatencySample()
             var leaked = 0
             for (index, center) in centers.enumerated() {
-                var query = ClassSearch()
-                query.circle = .init(center: center, radius: radius)
-                query.sort = .distance
+                let query = Self.nearestFirst(ClassSearch.Circle(center: center, radius: radius))
                 // The three take turns going first, so that none is favoured by the caches the others warm.
                 let order: [(String?, Int)] = [(nil, 0), (viewer, 1), (blocker, 2)]
                 let first = index % order.count
@@ -54,9 +52,7 @@ extension SearchBenchmark {
     private func prepareBlocks(near center: GeoPoint) async throws -> (viewer: String, blocker: String, blocked: Set<String>) {
         let database = store.database
         let users: [String] = try await database.rows("SELECT id FROM users ORDER BY id LIMIT 2").map { try $0["id"] }
-        var query = ClassSearch()
-        query.circle = .init(center: center, radius: 50_000)
-        query.sort = .distance
+        let query = Self.nearestFirst(ClassSearch.Circle(center: center, radius: 50_000))
         let searcher = SQLClassSearch(search: query, page: PageRequest(limit: 20 * Self.blockedUsers), viewerId: nil, dialect: .sqlite)
         var blocked: [String] = []
         for writer in try await database.read({ db in try await searcher.run(db) }).items.map(\.listing.writerId)

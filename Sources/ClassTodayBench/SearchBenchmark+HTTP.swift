@@ -75,6 +75,18 @@ extension SearchBenchmark {
             }
         }
 
+        /// Asks the server for the first pages of `circles` (places that are not timed), untimed.
+        ///
+        /// The server opens its own connections to the dataset, so the bench's in-process reads do not warm them: without
+        /// this, each timed page was among the first reads of a server just started, each of its pages touched for the
+        /// first time through the connection's memory map. Warmed, the server is in the state of one that has served a
+        /// while, and each timed page is still its first read of that place.
+        func warmUp(_ circles: [ClassSearch.Circle], limit: Int) async throws {
+            for circle in circles {
+                _ = try await get(Self.searchPath(circle, limit: limit))
+            }
+        }
+
         /// The path and query of the first page of the nearest-first search `circle`.
         static func searchPath(_ circle: ClassSearch.Circle, limit: Int) -> String {
             "/v1/classes?lat=\(circle.center.lat)&lon=\(circle.center.lon)&radius=\(circle.radius)&limit=\(limit)"

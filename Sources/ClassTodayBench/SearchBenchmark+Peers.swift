@@ -31,7 +31,8 @@ extension SearchBenchmark {
         private(set) var health = LatencySample()
         /// Queries whose HTTP page holds other ids than the in-process page.
         private(set) var httpDisagreements = 0
-        /// The server's page read again in-process right before the HTTP page, as warm as the HTTP page finds it.
+        /// The server's page read again in-process right before the HTTP page: warm, where the HTTP server (its own
+        /// connections) reads the place for the first time.
         private(set) var warm = LatencySample()
         /// The stages of a page, one value per query (the warm read's).
         private(set) var stages: [Stage: LatencySample] = [:]
@@ -56,14 +57,15 @@ extension SearchBenchmark {
             case lease
             /// The page as JSON: class objects built and encoded as the server answers them.
             case json
-            /// The HTTP page less the page read with its lease and its JSON: parsing, routing and middleware, the hops
-            /// between the event loop and the handler's task, writing and reading the socket.
+            /// The HTTP page less the warm page read with its lease and its JSON: parsing, routing and middleware, the hops
+            /// between the event loop and the handler's task, writing and reading the socket, and what the HTTP server's
+            /// first read of the place costs beyond a warm read.
             case httpLayer
         }
 
         /// Asks the peers the nearest-first query `query`, which the server answered in-process with `page`, and compares
-        /// their pages with it. `reread` reads the page in-process again, timed, for the profile: the first read warms the
-        /// reader's page cache, and the HTTP page, asked next, finds it as warm.
+        /// their pages with it. `reread` reads the page in-process again, timed, for the profile: the first read warmed the
+        /// reader's page cache. The HTTP server reads through its own connections, so its page is its first read there.
         mutating func record(_ query: ClassSearch, page: Page<ClassView>, reread: () async throws -> TimedPage) async throws {
             guard let circle = query.circle else { return }
             queries += 1
@@ -152,7 +154,8 @@ extension SearchBenchmark {
                 "(goal: server/PostGIS p50 within 1.5x at every radius, server p99 at most PostGIS's)",
                 "",
                 "HTTP: GET /v1/classes?lat=&lon=&radius=&limit= and GET /health over HTTP/1.1 keep-alive on loopback, the server built as `serve` builds it",
-                "(the client is async-http-client in the bench's own process, on the server's event loops: both columns include its costs)",
+                "(the client is async-http-client in the bench's own process, on the server's event loops: both columns include its costs;",
+                "the server has its own connections, warmed by 400 searches at other places: each HTTP page is its first read of that place)",
                 "",
                 "kind                     HTTP p50  HTTP p99  /health p50  /health p99  HTTP//health p50  pages differing",
             ]
@@ -169,7 +172,8 @@ extension SearchBenchmark {
                 "profile of a page: statements per page (cell statements + other key statements + the listings read), and the median time per query of each stage",
                 "of the page read again in-process right before its HTTP request (warm: the first read above filled the reader's page cache)",
                 "(statements timed by a recording executor inside the read; Swift: the search's own code between them; lease: lending a reader connection "
-                    + "and giving it back; HTTP layer: the HTTP page less the leased page and its JSON; medians need not add up)",
+                    + "and giving it back; HTTP layer: the HTTP page less the warm leased page and its JSON, so it holds what the server's own first read "
+                    + "of the place costs beyond a warm one; medians need not add up)",
                 "",
                 "kind                     statements/page            cells   keys  views  Swift  lease   JSON  HTTP layer   warm page p50  p99  HTTP page",
             ]
