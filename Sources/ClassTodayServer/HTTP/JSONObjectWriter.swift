@@ -37,7 +37,16 @@ struct JSONObjectWriter {
     /// An integer field; nil is written as `null`.
     mutating func add(_ key: StaticString, _ value: (some BinaryInteger)?) {
         startField(key)
-        if let value { bytes.append(contentsOf: String(value).utf8) } else { append("null") }
+        guard let value else { return append("null") }
+        // Digit by digit, least significant first, then reversed in place: `String(value)` made a string per number.
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        let first = bytes.count
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude != 0
+        bytes[first...].reverse()
     }
 
     /// A number field, written as `JSONEncoder` writes a `Double` (no `.0` on whole numbers). `value` is finite.

@@ -52,6 +52,22 @@ struct ClassJSONTests {
         }
     }
 
+    @Test("integers are written as JSONEncoder writes them, at the ends of their ranges too")
+    func integers() throws {
+        struct Numbers: Encodable { let small: Int; let large: Int64; let unsigned: UInt64; let byte: Int8 }
+        let cases = [Numbers(small: 0, large: .min, unsigned: .max, byte: .min), Numbers(small: -1, large: .max, unsigned: 0, byte: .max),
+                     Numbers(small: 9, large: -10, unsigned: 10, byte: -9), Numbers(small: 1_000_000, large: 99_999, unsigned: 100, byte: 0)]
+        for numbers in cases {
+            var object = JSONObjectWriter()
+            // In the order of the encoder's sorted keys.
+            object.add("byte", numbers.byte)
+            object.add("large", numbers.large)
+            object.add("small", numbers.small)
+            object.add("unsigned", numbers.unsigned)
+            #expect(object.finish() == String(decoding: try APIJSONEncoder.encode(numbers), as: UTF8.self))
+        }
+    }
+
     @Test("a class page written by hand is byte for byte what JSONEncoder writes, empty and with a next cursor")
     func classPage() throws {
         var random = SeededRandom(seed: 72)
