@@ -166,7 +166,6 @@ public struct SearchBenchmark: Sendable {
             }
         }
         if options.kinds.contains(.keyword) {
-            try await upgradeKeywordIndexes()
             for (label, words) in Self.keywordKinds {
                 rows.append(try await keywordRow(label, keywords: words, scope: .everywhere))
             }
@@ -270,22 +269,6 @@ public struct SearchBenchmark: Sendable {
         ("keyword, Latin word", ["toeic", "english", "jlpt", "matlab", "phonics"]),
         ("initial consonants", ["ㅅㅎ", "ㅇㅇ", "ㄱㅌ", "ㅍㅇㄴ", "ㅇㅇㅎㅎ"]),
     ]
-
-    /// Brings a dataset seeded before the current ``SearchTokenizer/indexVersion`` up to date, as a server does in the
-    /// background when it starts, so that every keyword kind finds what it should on both backends.
-    private func upgradeKeywordIndexes() async throws {
-        let databases: [any SQLDatabase] = [store.database] + (postgres.map { [$0.database] } ?? [])
-        for database in databases {
-            let classes = SQLClassRepository(database: database)
-            var total = 0
-            while true {
-                let count = try await classes.upgradeKeywordIndex(batchSize: 5_000)
-                guard count > 0 else { break }
-                total += count
-                if total % 100_000 == 0 { logger.info("re-indexing keywords", metadata: ["listings": "\(total)"]) }
-            }
-        }
-    }
 
     /// Where a keyword row's queries look, query by query.
     private enum KeywordScope {

@@ -32,6 +32,11 @@ package struct SQLSeedTarget: SeedTarget {
         }
     }
 
+    package func upgradeKeywordIndex() async throws {
+        let classes = SQLClassRepository(database: database)
+        while try await classes.upgradeKeywordIndex(batchSize: 5_000) > 0 {}
+    }
+
     package func insert(listings: [ClassListing]) async throws {
         try await database.transaction { db in
             for listing in listings { try await SQLClassRepository.insert(listing, db) }

@@ -12,6 +12,9 @@ package protocol SeedTarget: Sendable {
     func insert(users: [User], passwordHash: String) async throws
     /// Stores listings (one transaction), through the repository's own row writer.
     func insert(listings: [ClassListing]) async throws
+    /// Brings the keyword index up to the current tokenizer, as a server does when it starts: listings indexed by an
+    /// older one are indexed again (an empty database is only marked current).
+    func upgradeKeywordIndex() async throws
 }
 
 /// Fills a database with synthetic users and listings (``SyntheticData``) through the same row writers the
@@ -36,6 +39,9 @@ package struct Seeder: Sendable {
         users userCount: Int, classes classCount: Int, seed: UInt64, passwordHash: String,
         batchSize: Int = 10_000, progress: @Sendable (Int, Int) -> Void
     ) async throws {
+        // Before any listing is written: a fresh database says its index is of the first version, and a server started
+        // on it would index every seeded listing (written with the current tokenizer) again.
+        try await target.upgradeKeywordIndex()
         let existing = try await target.counts()
         var data = SyntheticData(seed: seed)
         let now = Date()

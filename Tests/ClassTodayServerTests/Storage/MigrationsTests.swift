@@ -44,7 +44,7 @@ struct MigrationsTests {
         #expect(synchronous == level) // 2 = FULL, 1 = NORMAL
     }
 
-    @Test("readers and the writer read the file through a memory map, and a reader sees what the writer committed")
+    @Test("readers and the writer read the file through a memory map and cache 64 MB of pages, and a reader sees what the writer committed")
     func memoryMapped() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -54,6 +54,11 @@ struct MigrationsTests {
         // SQLite lowers the size asked for to its compile-time maximum, but never to nothing.
         #expect(readerMap > 0 && readerMap <= SQLiteStore.memoryMapSize)
         #expect(writerMap == readerMap)
+        // The pages past the map are cached, 64 MB a connection (a negative cache_size counts KiB).
+        let readerCache = try await store.writer.read { db in try Int.fetchOne(db, sql: "PRAGMA cache_size") }
+        let writerCache = try await store.writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA cache_size") }
+        #expect(readerCache == -SQLiteStore.pageCacheKiB && readerCache == -65_536)
+        #expect(writerCache == readerCache)
         try await store.writer.write { db in
             try db.execute(sql: "CREATE TABLE t (x INTEGER) STRICT")
             for x in 0..<2_000 { try db.execute(sql: "INSERT INTO t (x) VALUES (?)", arguments: [x]) }

@@ -28,6 +28,17 @@ struct SeederTests {
         }.sorted()
     }
 
+    @Test("a freshly seeded database's keyword index is current: a server started on it indexes no listing again")
+    func seededKeywordIndexIsCurrent() async throws {
+        let configuration = try TestServer.configuration()
+        defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
+        let environment = try await ServerEnvironment.open(configuration, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        defer { environment.close() }
+        try await environment.seed(users: 2, classes: 6, seed: 7) { _, _ in }
+        // A fresh PostgreSQL database said its index was of version 1, and a million seeded listings were indexed again.
+        #expect(try await environment.classes.upgradeKeywordIndex(batchSize: 100) == 0)
+    }
+
     @Test("seeding resumed in several runs stores the same listings as one run, and a repeated run adds nothing")
     func resumedSeedingIsDeterministic() async throws {
         let once = try await seeded(inSteps: [30])
