@@ -60,6 +60,21 @@ public struct AppConfiguration: Sendable {
     public var termsVersion: String = "2026-11-01"
     /// Push notifications (APNs, FCM) and their delivery.
     public var push = PushSettings()
+    /// How many frames each chat WebSocket may send: set in code only (tests), not read from a file or the environment.
+    public var chatFrameLimit = FrameLimit()
+
+    /// A connection's frame budget: a burst, then a steady rate; frames beyond it are answered `rate_limited`.
+    public struct FrameLimit: Sendable {
+        /// Frames at once.
+        public var burst = 60
+        /// Frames a second after the burst.
+        public var perSecond = 20.0
+
+        /// The budget of `burst` frames, then `perSecond` a second.
+        public init(burst: Int = 60, perSecond: Double = 20) {
+            (self.burst, self.perSecond) = (burst, perSecond)
+        }
+    }
 
     /// The default configuration: 127.0.0.1:8080 with everything under `./data`.
     public init() {}

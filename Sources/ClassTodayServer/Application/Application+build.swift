@@ -148,7 +148,7 @@ public func buildApplication(
         queue: environment.pushQueue, credentials: environment.pushCredentials, settings: configuration.push,
         online: { [bus = environment.chatBus] userIds in await bus.online(among: userIds) }, metrics: environment.metrics, logger: logger)
     let hub = ChatHub(bus: environment.chatBus, chats: environment.chats, bannedWords: environment.bannedWords, logger: logger,
-                      pushQueued: { pushes.pushQueued() })
+                      frameLimit: configuration.chatFrameLimit, pushQueued: { pushes.pushQueued() })
     let fanOut = AlertFanOut(alerts: environment.alerts, hub: hub, logger: logger)
     let router = buildRouter(environment, hub: hub, fanOut: fanOut, logger: logger)
     return Application(

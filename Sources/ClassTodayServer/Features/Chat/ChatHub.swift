@@ -16,16 +16,18 @@ public final class ChatHub: Service, Sendable {
     private let pushQueued: @Sendable () -> Void
     private let events: AsyncStream<ChatEvent>
     private let sessions = Mutex<[String: [UUID: ChatSession]]>([:])
-    /// Per-connection frame budget: bursts of 60, 20 a second after that.
-    let frameLimiter = RateLimiter(burst: 60, perSecond: 20)
+    /// Per-connection frame budget (``AppConfiguration/chatFrameLimit``): bursts of 60, 20 a second after that.
+    let frameLimiter: RateLimiter
     /// Typing notices per connection and room: one every two seconds.
     let typingLimiter = RateLimiter(burst: 1, perSecond: 0.5)
 
     /// Creates a hub over a bus and a repository; message text is masked with `bannedWords` before it is stored.
     /// `pushQueued` is called after something that may have queued a push was stored (it wakes the push delivery).
+    /// `frameLimit` is each connection's frame budget.
     public init(bus: any ChatBus, chats: any ChatRepository, bannedWords: BannedWordsFile, logger: Logger,
-                pushQueued: @escaping @Sendable () -> Void = {}) {
+                frameLimit: AppConfiguration.FrameLimit = .init(), pushQueued: @escaping @Sendable () -> Void = {}) {
         self.bus = bus
+        self.frameLimiter = RateLimiter(burst: frameLimit.burst, perSecond: frameLimit.perSecond)
         self.pushQueued = pushQueued
         self.chats = chats
         self.writer = MessageWriter(repository: chats)
