@@ -66,9 +66,9 @@ public struct AppConfiguration: Sendable {
     /// A connection's frame budget: a burst, then a steady rate; frames beyond it are answered `rate_limited`.
     public struct FrameLimit: Sendable {
         /// Frames at once.
-        public var burst = 60
+        public var burst: Int
         /// Frames a second after the burst.
-        public var perSecond = 20.0
+        public var perSecond: Double
 
         /// The budget of `burst` frames, then `perSecond` a second.
         public init(burst: Int = 60, perSecond: Double = 20) {

@@ -16,7 +16,7 @@ public final class ChatHub: Service, Sendable {
     private let pushQueued: @Sendable () -> Void
     private let events: AsyncStream<ChatEvent>
     private let sessions = Mutex<[String: [UUID: ChatSession]]>([:])
-    /// Per-connection frame budget (``AppConfiguration/chatFrameLimit``): bursts of 60, 20 a second after that.
+    /// Per-connection frame budget (``AppConfiguration/chatFrameLimit``; by default bursts of 60, then 20 a second).
     let frameLimiter: RateLimiter
     /// Typing notices per connection and room: one every two seconds.
     let typingLimiter = RateLimiter(burst: 1, perSecond: 0.5)
