@@ -203,6 +203,26 @@ struct SearchTests {
         }
     }
 
+    @Test("listings at one point page nearest first in id order, each once, though every page starts among them; one just past the radius is left out")
+    func pagingAtOnePoint() async throws {
+        try await TestServer.withRouter { client in
+            let (token, _) = try await client.signup()
+            let center = ["lat": 37.4799, "lon": 126.93]
+            let nearest = try #require(try await client.createClass(token: token, ["name": "요가 중심", "location": center])["id"] as? String)
+            var together: [String] = []
+            for index in 0..<30 {
+                let location = ["lat": 37.48, "lon": 126.93]
+                together.append(try #require(try await client.createClass(token: token, ["name": "요가 \(index)", "location": location])["id"] as? String))
+            }
+            // About 1,006 m north of the centre: outside the circle, inside any box around it.
+            _ = try await client.createClass(token: token, ["name": "요가 밖", "location": ["lat": 37.48895, "lon": 126.93]])
+            for limit in [1, 4, 7] {
+                let walked = try await client.walk("/v1/classes?lat=37.4799&lon=126.93&radius=1000", limit: limit)
+                #expect(walked == [nearest] + together.sorted(), "limit \(limit)")
+            }
+        }
+    }
+
     @Test("EXPLAIN QUERY PLAN uses the geohash index or the FTS index, never a full scan of classes; a circle's cells read the covering index alone")
     func queryPlans() async throws {
         let configuration = try TestServer.configuration(sqliteOnly: true)

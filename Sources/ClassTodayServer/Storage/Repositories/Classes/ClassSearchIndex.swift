@@ -63,17 +63,18 @@ extension ClassSearchIndex {
 }
 
 /// An index's order of listings by nearness to a point (``ClassSearchIndex/nearestOrder(within:)``), each expression
-/// over `classes c`.
+/// over `classes c`. It ascends with the great-circle distance from the point, which the search computes itself from
+/// each listing's position (``Haversine``); the two agree to within floating point, far less than ``margin``.
 struct NearestOrder {
     /// Ascends as the great-circle distance from the point does, and an index reads listings in its order.
     let nearness: SQLStatement
     /// Holds for every listing within the circle, and for some beyond it; the index narrows its read with it.
     let within: SQLStatement
-    /// The great-circle distance in metres of a point whose ``nearness`` is the listing's, to within floating point:
-    /// no listing read later in the order is nearer than this (less ``margin``).
-    let distanceFloor: SQLStatement
-    /// How far the computed ``distanceFloor`` and the exact distance may differ, in metres: far more than floating
-    /// point's error over the largest circle, far less than any two listings' distances tell apart.
+    /// A condition holding for every listing at least the given distance in metres from the point, and for some
+    /// nearer: where a page after a cursor starts reading.
+    let atLeast: (Double) -> SQLStatement
+    /// How far the index's order and the computed distance may disagree, in metres: far more than floating point's
+    /// error over the largest circle, far less than any two listings' distances tell apart.
     static let margin = 0.001
 }
 

@@ -58,7 +58,7 @@ package struct SQLClassSearch {
 
     /// Runs the search on `db` (one snapshot: inside ``SQLDatabase/read(_:)``, but for a page the index orders).
     package func run(_ db: any SQLExecutor) async throws -> Page<ClassView> {
-        if let order = nearestOrder { return try await pageByIndex(db, order: order) }
+        if let order = nearestOrder, let circle = search.circle { return try await pageByIndex(db, order: order, circle: circle) }
         var scoped = self
         if let viewerId { scoped.blockedWriters = Set(try await BlockSQL.counterparts(of: viewerId, db)) }
         return try await scoped.runScoped(db)
@@ -207,45 +207,65 @@ package struct SQLClassSearch {
     }
 
     /// A nearest-first page read in the index's order (``ClassSearchIndex/nearestOrder(within:)``), keys and listings in
-    /// one statement (``nearestStatement(_:limit:after:)``). The order ascends with the exact distance but is computed
-    /// apart from it, so the page is final only once a listing read after it cannot be nearer than the page's (its
-    /// ``NearestOrder/distanceFloor``): the statement reads one listing more than the page wants. When that does not
-    /// settle the page, it is read again with four times the limit, each read whole in itself.
-    private func pageByIndex(_ db: any SQLExecutor, order: NearestOrder) async throws -> Page<ClassView> {
+    /// one statement (``nearestStatement(_:limit:after:)``). Each listing's distance is computed here from its position,
+    /// as the in-memory walk does, and the listings beyond the radius (the index reads a cube around the circle) are left
+    /// out. The order ascends with the distance to within ``NearestOrder/margin``, so the page is final once the last
+    /// listing read, which none read after it is nearer than, is farther than the page by more than that: the statement
+    /// reads one listing more than the page wants. When that does not settle the page, it is read again with four times
+    /// the limit, each read whole in itself.
+    private func pageByIndex(_ db: any SQLExecutor, order: NearestOrder, circle: ClassSearch.Circle) async throws -> Page<ClassView> {
         var limit = firstNearestLimit
+        let start = startPosition.flatMap { position in position.value.double.map { (distance: $0, id: position.id) } }
         while true {
             guard let statement = nearestStatement(order, limit: limit, after: startPosition) else { return Page(items: [], nextCursor: nil) }
-            let rows = try await db.rows(statement)
+            let views = try await db.rows(statement).map(ClassView.init(row:))
+            let read = views.map { view in
+                Key(id: view.listing.id, distance: view.listing.location.map { Haversine.distance($0, circle.center) } ?? .infinity)
+            }
             var keys = NearestFirstPage<Key, String>(wanted: page.limit + 1, distance: { $0.distance ?? 0 }, id: { $0.id })
-            keys.add(try rows.map { try Key(row: $0, sort: search.sort) })
-            let floor: Double? = rows.count == limit ? try rows.last?["distance_floor"] : nil
-            if let floor, !keys.settle(before: floor - NearestOrder.margin) {
+            keys.add(read.filter { key in
+                let distance = key.distance ?? .infinity
+                guard distance <= circle.radius else { return false }
+                guard let start else { return true }
+                return distance > start.distance || (distance == start.distance && key.id > start.id)
+            })
+            if views.count == limit, let floor = read.last?.distance.map({ $0 - NearestOrder.margin }), floor <= circle.radius,
+               !keys.settle(before: floor) {
                 limit *= 4
                 continue
             }
-            let pageKeys = keys.finish()
-            let ids = Set(pageKeys.prefix(page.limit).map(\.id))
-            return self.page(of: pageKeys, views: try rows.filter { ids.contains(try $0["id"]) }.map(ClassView.init(row:)))
+            return self.page(of: keys.finish(), views: views)
         }
     }
 
-    /// The statement of ``pageByIndex(_:order:)``: up to `limit` listings after `position` in the index's order, each
-    /// with its distance and ``NearestOrder/distanceFloor``, as the viewer sees them
+    /// The statement of ``pageByIndex(_:order:circle:)``: up to `limit` listings in the index's order, from about the
+    /// distance of the cursor's `position` on, as the viewer sees them
     /// (``ClassViewQuery/select(viewerId:_:from:extraColumns:join:where:orderBy:limit:moderated:)``, over the listings
     /// the index read, whose whole rows it selects); nil when nothing can match. It is repeated
     /// (``SQLStatement/isRepeated``): PostgreSQL parses it once per connection and keeps a plan for any values, where
     /// parsing and planning it for its values took longer than running it.
     private func nearestStatement(_ order: NearestOrder, limit: Int, after position: Position?) -> SQLStatement? {
-        guard let keys = statement(ranges: nil, limit: limit, after: position, keyword: nil, nearest: order) else { return nil }
+        guard let area = areaConditions(ranges: nil) else { return nil }
+        var conditions = ["c.deleted_at IS NULL", order.within] + filterConditions + area.conditions
+        // The viewer's blocks are left out here, not in Swift (``blockedWriters``).
+        if let viewerId { conditions.append("NOT \(BlockSQL.between("\(viewerId)", "c.writer_id"))") }
+        if let position {
+            // Numbers sort before text: nothing follows a text key ascending.
+            guard let distance = position.value.double else { return nil }
+            conditions.append(order.atLeast(distance - NearestOrder.margin))
+        }
+        let keys: SQLStatement = """
+            SELECT \(raw: ClassViewQuery.listingColumns), c.deleted_at FROM classes c
+            WHERE \(joined(conditions, " AND ")) ORDER BY \(order.nearness) LIMIT \(limit)
+            """
         // The index read already left out what moderation hides (``filterConditions``), before its limit counted.
-        var statement = ClassViewQuery.select(viewerId: viewerId, dialect, from: "(\(keys)) c", extraColumns: ", c.distance, c.distance_floor",
-                                              where: "1 = 1", orderBy: "c.nearness", moderated: false)
+        var statement = ClassViewQuery.select(viewerId: viewerId, dialect, from: "(\(keys)) c", where: "1 = 1", moderated: false)
         statement.isRepeated = true
         return statement
     }
 
-    /// How many listings ``pageByIndex(_:order:)`` reads first: the page, its extra key that says there is more,
-    /// and one listing whose floor settles them.
+    /// How many listings ``pageByIndex(_:order:circle:)`` reads first: the page, its extra key that says there is
+    /// more, and one listing farther than both that settles them.
     private var firstNearestLimit: Int { page.limit + 2 }
 
     /// Up to `limit` keys of a walk's cell that satisfy everything, after the cursor, read in one statement
@@ -467,31 +487,19 @@ package struct SQLClassSearch {
     /// sort order; nil when nothing can match. `restriction` replaces the keyword's index condition (a cell's hits,
     /// ``CellCandidates/restriction``); without `gate`, a condition on no listing, the statement's `LIMIT` is 0, which
     /// both backends check before reading a row; `withText` selects name and description instead of confirming a
-    /// keyword in SQL; `nearest` orders the statement by the index's nearness instead (selecting `distance_floor`).
+    /// keyword in SQL.
     private func statement(
         ranges: [GeohashRange]?, limit: Int, after position: Position?, keyword clause: KeywordClause?,
-        restriction: SQLStatement? = nil, gate: SQLStatement? = nil, withText: Bool = false, nearest: NearestOrder? = nil
+        restriction: SQLStatement? = nil, gate: SQLStatement? = nil, withText: Bool = false
     ) -> SQLStatement? {
         guard let area = areaConditions(ranges: ranges) else { return nil }
-        var columns: SQLStatement
-        if nearest != nil {
-            // The page's one statement (``nearestStatement(_:limit:after:)``) reads the listings' whole rows here.
-            columns = "\(raw: ClassViewQuery.listingColumns), c.deleted_at"
-        } else {
-            columns = blockedWriters.isEmpty ? "c.id, c.created_at" : "c.id, c.created_at, c.writer_id"
-        }
+        var columns: SQLStatement = blockedWriters.isEmpty ? "c.id, c.created_at" : "c.id, c.created_at, c.writer_id"
         var conditions = filterConditions + area.conditions
         var outer: [SQLStatement] = []
         var hint = ranges == nil ? "" : index.rangeHint
         if let distance = area.distance {
             columns.append(", \(distance) AS distance")
             outer.append("k.distance <= \(area.radius)")
-        }
-        if let nearest {
-            conditions.append(nearest.within)
-            // The page's one statement: the viewer's blocks are left out here, not in Swift (``blockedWriters``).
-            if let viewerId { conditions.append("NOT \(BlockSQL.between("\(viewerId)", "c.writer_id"))") }
-            columns.append(", \(nearest.nearness) AS nearness, \(nearest.distanceFloor) AS distance_floor")
         }
         if let keyword = search.keyword {
             if let restriction {
@@ -519,12 +527,11 @@ package struct SQLClassSearch {
             }
         }
         let limitClause: SQLStatement = gate.map { "CASE WHEN \($0) THEN \(limit) ELSE 0 END" } ?? "\(limit)"
-        let order: SQLStatement = nearest == nil ? "\(raw: key)\(raw: direction), k.id \(raw: dialect.byteOrder)\(raw: direction)" : "k.nearness"
         return """
             SELECT * FROM (SELECT \(columns) FROM classes c \(raw: hint)
                 WHERE \(joined(["c.deleted_at IS NULL"] + conditions, " AND "))) k
             WHERE \(outer.isEmpty ? "1 = 1" : joined(outer, " AND "))
-            ORDER BY \(order) LIMIT \(limitClause)
+            ORDER BY \(raw: key)\(raw: direction), k.id \(raw: dialect.byteOrder)\(raw: direction) LIMIT \(limitClause)
             """
     }
 
