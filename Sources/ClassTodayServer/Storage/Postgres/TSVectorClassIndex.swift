@@ -74,27 +74,29 @@ struct TSVectorClassIndex: ClassSearchIndex {
 
     var rangeHint: String { "" }
 
-    /// The GiST index `classes_by_earth` (migration 0015) over `ll_to_earth(lat, lon)`, a point in 3-D space on a
-    /// sphere of radius `earth()`: the straight-line distance between two such points (their chord) ascends with their
-    /// great-circle distance, and the index reads the listings nearest a point first (`<->`), within the cube around
-    /// it that holds the circle. The centre's point, the cube and a cursor's chord are computed here on the unit
-    /// sphere and scaled by `earth()` in the statement, so that it calls no function of `earthdistance` per run: its
-    /// SQL functions (`ll_to_earth`, `earth_box`), evaluated once per run in sub-selects, took a quarter of the page's
-    /// time in PostgreSQL. The centre stays a sub-select (an InitPlan), which the order reads for every listing.
+    /// The GiST index `classes_by_sphere` (migration 0016) over ``spherePoint``, a listing's point on the unit sphere in
+    /// 3-D space: the straight-line distance between two such points (their chord) ascends with their great-circle
+    /// distance, and the index reads the listings nearest a point first (`<->`), within the cube around it that holds
+    /// the circle. The centre's point, the cube and a cursor's chord are computed here, so that a run calls no SQL
+    /// function: `earthdistance`'s (`ll_to_earth`, `earth_box`), which migration 0015's index used, took a quarter of
+    /// the page's time in PostgreSQL. The centre is a sub-select (an InitPlan), which the order reads for every listing.
     func nearestOrder(within circle: ClassSearch.Circle) -> NearestOrder? {
         let center = Self.unitVector(circle.center)
-        let point: SQLStatement = "(SELECT cube(ARRAY[\(center.x) * earth(), \(center.y) * earth(), \(center.z) * earth()]))"
-        let nearness: SQLStatement = "(ll_to_earth(c.lat, c.lon) <-> \(point))"
+        let nearness: SQLStatement = "(\(raw: Self.spherePoint) <-> (SELECT cube(ARRAY[\(center.x), \(center.y), \(center.z)])))"
         let half = Self.chord(circle.radius + 1)
         let box: SQLStatement = """
-            cube(ARRAY[\(center.x - half) * earth(), \(center.y - half) * earth(), \(center.z - half) * earth()],
-                 ARRAY[\(center.x + half) * earth(), \(center.y + half) * earth(), \(center.z + half) * earth()])
+            cube(ARRAY[\(center.x - half), \(center.y - half), \(center.z - half)], ARRAY[\(center.x + half), \(center.y + half), \(center.z + half)])
             """
-        return NearestOrder(nearness: nearness, within: "\(box) @> ll_to_earth(c.lat, c.lon)",
-                            atLeast: { distance in "\(nearness) >= \(Self.chord(distance)) * earth()" })
+        return NearestOrder(nearness: nearness, within: "c.lat IS NOT NULL AND \(box) @> \(raw: Self.spherePoint)",
+                            atLeast: { distance in "\(nearness) >= \(Self.chord(distance))" })
     }
 
-    /// `point` on the unit sphere, as `ll_to_earth` places it on its own.
+    /// The expression `classes_by_sphere` indexes, over `classes c`: the listing's point on the unit sphere. A statement
+    /// must write it exactly so for PostgreSQL to read the index, and hold only listings with a place (`cube` refuses
+    /// an array holding NULL), as the index does.
+    static let spherePoint = "cube(ARRAY[cos(radians(c.lat)) * cos(radians(c.lon)), cos(radians(c.lat)) * sin(radians(c.lon)), sin(radians(c.lat))])"
+
+    /// `point` on the unit sphere, as ``spherePoint`` places a listing.
     private static func unitVector(_ point: GeoPoint) -> (x: Double, y: Double, z: Double) {
         let (lat, lon) = (point.lat * .pi / 180, point.lon * .pi / 180)
         return (cos(lat) * cos(lon), cos(lat) * sin(lon), sin(lat))
