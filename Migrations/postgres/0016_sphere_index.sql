@@ -10,8 +10,8 @@
 -- the `cube` extension), `cos`, `sin` and `radians` are stored by their identity, not looked up by name, so any search
 -- path evaluates it. The straight-line distance between two such points ascends with their great-circle distance, as
 -- before; `TSVectorClassIndex.nearestOrder` writes the same expression. `cube` refuses an array holding NULL, so the
--- index holds only the listings with a place, as a search's conditions say. Building it takes about 25 s per million
--- listings, during which writes to `classes` wait.
+-- index holds only the listings with a place, as a search's conditions say. Building it took 54 s for a million
+-- listings on a two-core machine, during which writes to `classes` wait.
 CREATE INDEX IF NOT EXISTS classes_by_sphere ON classes USING gist (
     cube(ARRAY[cos(radians(lat)) * cos(radians(lon)), cos(radians(lat)) * sin(radians(lon)), sin(radians(lat))])
 ) WHERE deleted_at IS NULL AND lat IS NOT NULL;
