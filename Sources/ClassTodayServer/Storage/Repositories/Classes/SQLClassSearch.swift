@@ -209,10 +209,10 @@ package struct SQLClassSearch {
     /// A nearest-first page read in the index's order (``ClassSearchIndex/nearestOrder(within:)``), keys and listings in
     /// one statement (``nearestStatement(_:limit:after:)``). Each listing's distance is computed here from its position,
     /// as the in-memory walk does, and the listings beyond the radius (the index reads a cube around the circle) are left
-    /// out. The order ascends with the distance to within ``NearestOrder/margin``, so the page is final once the last
-    /// listing read, which none read after it is nearer than, is farther than the page by more than that: the statement
-    /// reads one listing more than the page wants. When that does not settle the page, it is read again with four times
-    /// the limit, each read whole in itself.
+    /// out. The order ascends with the distance to within ``NearestOrder/margin``: no listing after the last one read is
+    /// nearer than that one's distance less the margin, so the page is final once the page's listings are all nearer
+    /// than that, or it is beyond the radius. The statement reads one listing more than the page wants for this; when
+    /// that does not settle the page, it is read again with four times the limit, each read whole in itself.
     private func pageByIndex(_ db: any SQLExecutor, order: NearestOrder, circle: ClassSearch.Circle) async throws -> Page<ClassView> {
         var limit = firstNearestLimit
         let start = startPosition.flatMap { position in position.value.double.map { (distance: $0, id: position.id) } }
@@ -229,6 +229,7 @@ package struct SQLClassSearch {
                 guard let start else { return true }
                 return distance > start.distance || (distance == start.distance && key.id > start.id)
             })
+            // A statement that read fewer listings than its limit read every one left.
             if views.count == limit, let floor = read.last?.distance.map({ $0 - NearestOrder.margin }), floor <= circle.radius,
                !keys.settle(before: floor) {
                 limit *= 4
