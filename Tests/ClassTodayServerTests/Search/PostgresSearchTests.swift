@@ -214,13 +214,11 @@ struct PostgresSearchTests {
     func analyzeUnderMaintenanceSearchPath() async throws {
         let store = try await Self.openStore()
         defer { store.close() }
-        let repository = SQLClassRepository(database: store.database)
-        let writers = try await Self.insertUsers(1, store)
         var random = SeededRandom(seed: 16)
         // ANALYZE evaluates an index's expression only for the rows it samples: the table must hold listings with a place.
-        for listing in SearchPropertyTests.randomListings(count: 20, writers: writers, random: &random) {
-            _ = try await repository.create(listing)
-        }
+        let listings = SearchPropertyTests.randomListings(count: 20, writers: try await Self.insertUsers(1, store), random: &random)
+        let repository = SQLClassRepository(database: store.database)
+        try await Self.forEachConcurrently(listings) { listing in _ = try await repository.create(listing) }
         let analyzedColumns: Int = try await store.database.transaction { db in
             // Autovacuum's search path: an SQL function naming its types and functions without a schema fails here.
             try await db.execute("SET LOCAL search_path = pg_catalog, pg_temp")
