@@ -1,5 +1,6 @@
 import ClassTodayCore
 import ClassTodayServer
+import Logging
 
 /// Where ``Seeder`` writes, on either backend: one transaction per batch, through the repositories' own row writers.
 package struct SQLSeedTarget: SeedTarget {
@@ -33,8 +34,7 @@ package struct SQLSeedTarget: SeedTarget {
     }
 
     package func upgradeKeywordIndex() async throws {
-        let classes = SQLClassRepository(database: database)
-        while try await classes.upgradeKeywordIndex(batchSize: 5_000) > 0 {}
+        try await KeywordIndexUpgrade(classes: SQLClassRepository(database: database), logger: Logger(label: "classtoday.seed")).upgrade()
     }
 
     package func insert(listings: [ClassListing]) async throws {

@@ -4,8 +4,9 @@ import ServiceLifecycle
 
 /// Brings listings indexed by an earlier ``SearchTokenizer/indexVersion`` up to date in the background, a batch per
 /// transaction, so that starting a server over a large database never waits for it (old tokens are a subset of the
-/// new ones: searches stay correct meanwhile). Several nodes may run it at once; the batches then take turns.
-struct KeywordIndexUpgrade: Service {
+/// new ones: searches stay correct meanwhile). Several nodes may run it at once; the batches then take turns. Seeding
+/// runs it too (``upgrade()``), before it writes, so that a server started on a seeded database has nothing to redo.
+package struct KeywordIndexUpgrade: Service {
     /// Listings re-indexed per transaction: short enough that writers never wait long.
     static let batchSize = 500
 
@@ -14,7 +15,12 @@ struct KeywordIndexUpgrade: Service {
     /// Where progress and failures are reported.
     let logger: Logger
 
-    func run() async throws {
+    /// An upgrade of `classes`' listings, reported to `logger`.
+    package init(classes: any ClassRepository, logger: Logger) {
+        (self.classes, self.logger) = (classes, logger)
+    }
+
+    package func run() async throws {
         do {
             try await upgrade()
         } catch is CancellationError {
@@ -28,7 +34,7 @@ struct KeywordIndexUpgrade: Service {
 
     /// Re-indexes until nothing is left; returns how many listings it re-indexed.
     @discardableResult
-    func upgrade() async throws -> Int {
+    package func upgrade() async throws -> Int {
         var total = 0
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
             let count = try await classes.upgradeKeywordIndex(batchSize: Self.batchSize)
