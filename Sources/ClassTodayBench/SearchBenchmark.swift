@@ -155,7 +155,7 @@ public struct SearchBenchmark: Sendable {
         let centers = places.map(\.point)
         let keywords = ["수학", "영어", "요가", "토익", "기타", "코딩", "과외"]
         var rows: [Row] = []
-        let points = options.kinds.contains(.circle) || options.kinds.contains(.blocks) ? [try await readPoints()] : []
+        let points = [try await readPoints()]
         if options.kinds.contains(.circle) {
             // The server in-process, like the one over HTTP, is timed as one that has served a while.
             for circle in Self.warmUpCircles(seed: options.seed) {
