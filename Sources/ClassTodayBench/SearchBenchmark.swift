@@ -112,8 +112,8 @@ public struct SearchBenchmark: Sendable {
     public enum Kind: String, Sendable, CaseIterable {
         /// Circles of 500 m, 2 km, 10 km and 50 km, nearest first.
         case circle
-        /// Keywords by relevance (1, 2 and 3+ syllables, Latin words, initial consonants), and 2-syllable keywords with
-        /// a 5 km circle nearest first.
+        /// Keywords by relevance (1, 2 and 3+ syllables, Latin words, initial consonants), 2-syllable keywords with
+        /// a 5 km circle nearest first, and rare words with a 50 km circle.
         case keyword
         /// Circles searched anonymously, by a viewer, and by a viewer who blocked many writers.
         case blocks
@@ -170,6 +170,7 @@ public struct SearchBenchmark: Sendable {
                 rows.append(try await keywordRow(label, keywords: words, scope: .everywhere))
             }
             rows.append(try await keywordRow("keyword + 5 km circle", keywords: keywords, scope: .circle(centers)))
+            rows.append(try await keywordRow("rare word + 50 km circle", keywords: Self.rareKeywords, scope: .circle(centers), radius: 50_000))
             rows.append(try await keywordRow("keyword + district", keywords: keywords, scope: .district(places.map(\.district))))
         }
         let count = try await store.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM classes") ?? 0 }
@@ -270,17 +271,22 @@ public struct SearchBenchmark: Sendable {
         ("initial consonants", ["ㅅㅎ", "ㅇㅇ", "ㄱㅌ", "ㅍㅇㄴ", "ㅇㅇㅎㅎ"]),
     ]
 
+    /// Words held by few listings, or by none (`없는말`), and typo-tolerant words whose candidates are many more than
+    /// their matches: a large circle nearest first reads far for them.
+    static let rareKeywords = ["jlpt", "matlab", "phonics", "없는말", "공업수학", "바이올린"]
+
     /// Where a keyword row's queries look, query by query.
     private enum KeywordScope {
         /// Everywhere, by relevance.
         case everywhere
-        /// Within 5 km of each centre, nearest first.
+        /// Within the row's radius of each centre, nearest first.
         case circle([GeoPoint])
         /// In each district (`keywordLocation`), by relevance.
         case district([String])
     }
 
-    private func keywordRow(_ label: String, keywords: [String], scope: KeywordScope) async throws -> Row {
+    /// The row `label` of `keywords`, asked in turn within `scope` (within `radius` metres of a circle's centre).
+    private func keywordRow(_ label: String, keywords: [String], scope: KeywordScope, radius: Double = 5_000) async throws -> Row {
         var indexed = LatencySample(), fullScan = LatencySample()
         var postgresSample = postgres.map { PostgresSample(store: $0, limit: options.limit, logger: logger) }
         var candidates = 0, results = 0
@@ -292,7 +298,7 @@ public struct SearchBenchmark: Sendable {
             case .everywhere:
                 query.sort = .relevance
             case .circle(let centers):
-                query.circle = .init(center: centers[index], radius: 5_000)
+                query.circle = .init(center: centers[index], radius: radius)
                 query.sort = .distance
             case .district(let districts):
                 query.keywordLocation = districts[index]
@@ -310,7 +316,7 @@ public struct SearchBenchmark: Sendable {
             let match = query.keyword.map { ClassSearchDocument.match($0) }
             candidates += try await store.database.row("SELECT COUNT(*) AS count FROM class_search WHERE class_search MATCH \(match)")?["count"] ?? 0
             if index < options.fullScanQueries {
-                fullScan.record(try await fullScanSearch(center: query.circle?.center, radius: 5_000, keyword: keyword))
+                fullScan.record(try await fullScanSearch(center: query.circle?.center, radius: radius, keyword: keyword))
             }
         }
         return Row(kind: label, indexed: indexed,

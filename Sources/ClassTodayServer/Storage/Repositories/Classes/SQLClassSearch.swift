@@ -191,11 +191,10 @@ package struct SQLClassSearch {
 
     /// The keys of a keyword's nearest-first page, read in rounds of the walk's cells over the points: each round takes
     /// the next cells, nearest first, until they hold ``firstRoundListings`` listings per key wanted (then as many as
-    /// the hits read so far promise the page needs, at most ``largestRound``), or, once the hits read fill the page,
+    /// the hits read so far promise the page needs), or, once the hits read fill the page,
     /// every cell nearer than the farthest of them, and reads the keyword's hits in all of them with one statement
     /// (``roundKeys(_:cells:points:)``). No statement is spent on a crowded cell, as the walk over the keyword index
-    /// alone must (``nearestFirst(_:circle:)``), and cells without a listing are never read. Measured on 1,000,000
-    /// listings, a 5 km circle with a common word: p50 5.9 ms and p99 11 ms, where that walk took 7.5 and 19.
+    /// alone must (``nearestFirst(_:circle:)``), and cells without a listing are never read.
     private func keywordNearestFirst(_ db: any SQLExecutor, points: PointWalk) async throws -> [Key] {
         let wanted = page.limit + 1
         var walk = NearestCellWalk(center: points.circle.center, radius: points.circle.radius)
@@ -209,10 +208,12 @@ package struct SQLClassSearch {
             var listings = 0
             // Once the hits read fill the page, a round reads every cell nearer than its farthest, and no other.
             let horizon = keys.horizon()
+            // A large round (a rare word's) is read in large cells: fewer to walk and to cover with tokens.
+            let largestCell = max(CellCandidates.crowdedCell, round / Self.cellsPerRound)
             while let entry = next, horizon.map({ entry.minimumDistance < $0 }) ?? (listings < round) {
                 let count = points.points.count(in: entry.cell)
                 if entry.cell.precision < ClassSearchDocument.cellPrecisions.lowerBound
-                    || (entry.cell.precision < Geohash.storagePrecision && count > CellCandidates.crowdedCell) {
+                    || (entry.cell.precision < Geohash.storagePrecision && count > largestCell) {
                     walk.split(entry)
                 } else if count > 0 {
                     cells.append(entry.cell)
@@ -220,14 +221,17 @@ package struct SQLClassSearch {
                 }
                 next = walk.popNearest()
             }
-            let read = try await roundKeys(db, cells: cells, points: points.points).filter { seen.insert($0.id).inserted }
+            // The keyword's listings in all, as the hit rate so far tells (all the listings before any was read).
+            let keywordListings = listingsRead == 0 ? points.points.count : points.points.count * max(hitsRead, 1) / listingsRead
+            let read = try await roundKeys(db, cells: cells, points: points.points, keywordListings: keywordListings)
+                .filter { seen.insert($0.id).inserted }
             keys.add(read)
             listingsRead += listings
             hitsRead += read.count
             if let entry = next, keys.settle(before: entry.minimumDistance) { break }
             // The hit rate so far, one hit assumed when none was read, tells how many listings hold the rest.
             let still = Double(keys.stillWanted)
-            round = min(max(Int(still * Double(listingsRead) / Double(max(hitsRead, 1)) * 1.25), wanted), Self.largestRound)
+            round = max(Int(min(still * Double(listingsRead) / Double(max(hitsRead, 1)) * 1.25, Double(points.points.count))), wanted)
         }
         return keys.finish()
     }
@@ -235,16 +239,17 @@ package struct SQLClassSearch {
     /// Listings a keyword page's first round reads per key wanted (``keywordNearestFirst(_:points:)``): enough that a
     /// word in one listing of 16 fills the page in one round.
     private static let firstRoundListings = 16
-    /// The most listings one round of ``keywordNearestFirst(_:points:)`` reads.
-    private static let largestRound = 4_096
+    /// How many cells a round of ``keywordNearestFirst(_:points:)`` is split into at least, where its cells need not be
+    /// smaller than ``CellCandidates/crowdedCell``.
+    private static let cellsPerRound = 16
 
-    /// The keys of the keyword's hits in the cell tokens covering `cells` (``roundTokens(_:points:)``), within the circle
+    /// The keys of the keyword's hits in the cell tokens covering `cells` (``roundTokens(_:points:keywordListings:)``), within the circle
     /// and after the cursor, that satisfy everything: one read of the keyword index for all the tokens
     /// (``ClassSearchIndex/keyword(_:inCells:)``). A token may hold listings beyond `cells`, already read or not yet:
     /// their keys are as exact as the others, and the caller leaves out those it has.
-    private func roundKeys(_ db: any SQLExecutor, cells: [Geohash], points: ClassPoints) async throws -> [Key] {
+    private func roundKeys(_ db: any SQLExecutor, cells: [Geohash], points: ClassPoints, keywordListings: Int) async throws -> [Key] {
         guard let keyword = search.keyword, !cells.isEmpty else { return [] }
-        let tokens = Self.roundTokens(cells, points: points)
+        let tokens = Self.roundTokens(cells, points: points, keywordListings: keywordListings)
         let clause = index.keyword(keyword, withinRanges: false)
         let confirmedHere = confirmedHere(clause, restricted: true)
         // Every hit of the tokens: the caller may have some already.
@@ -259,15 +264,17 @@ package struct SQLClassSearch {
 
     /// The cells of the keyword index's cell tokens (``ClassSearchDocument/cellToken(_:)``) that together hold `cells`,
     /// chosen for the cheapest read: each token costs as much to open as ``listingsPerToken`` listings cost to read,
-    /// so the children of a cell give way to it when reading it whole costs less than opening them.
-    private static func roundTokens(_ cells: [Geohash], points: ClassPoints) -> [Geohash] {
+    /// and reading one intersects its listings with the keyword's, `keywordListings` of them, at the cost of the fewer.
+    /// The children of a cell give way to it when reading it whole costs less than opening them: for a rare keyword,
+    /// a whole city's token costs little more than a street's.
+    private static func roundTokens(_ cells: [Geohash], points: ClassPoints, keywordListings: Int) -> [Geohash] {
+        let cost = { (cell: Geohash) in listingsPerToken + min(points.count(in: cell), keywordListings) }
         let finest = ClassSearchDocument.cellPrecisions.upperBound
         var chosen = Set(cells.compactMap { cell in ClassSearchDocument.cellToken(cell).flatMap(Geohash.init(string:)) })
         for precision in stride(from: finest, to: ClassSearchDocument.cellPrecisions.lowerBound, by: -1) {
             let siblings = Dictionary(grouping: chosen.filter { $0.precision == precision }, by: { $0.parent! })
             for (parent, children) in siblings where children.count > 1 {
-                let apart = children.reduce(0) { $0 + listingsPerToken + points.count(in: $1) }
-                guard listingsPerToken + points.count(in: parent) < apart else { continue }
+                guard cost(parent) < children.reduce(0, { $0 + cost($1) }) else { continue }
                 chosen.subtract(children)
                 chosen.insert(parent)
             }
