@@ -170,7 +170,7 @@ package struct SQLClassSearch {
 
     /// The keys of a nearest-first page read from the listings' points in memory (``SQLExecutor/classPoints``): the
     /// walk of ``nearestFirst(_:circle:)``, each cell read from memory (``PointWalk``); with a keyword, the walk's cells
-    /// are read from the keyword index in rounds (``keywordNearestFirst(_:points:)``). Nil when the points cannot
+    /// are read from the keyword index in rounds (``keywordNearestFirst(_:points:circle:)``). Nil when the points cannot
     /// answer: the search has filters they do not hold (a district, a box, masks, prices), its cursor is not one of
     /// their pages', or they cannot answer this read.
     private func nearestFirstInMemory(_ db: any SQLExecutor, circle: ClassSearch.Circle) async throws -> [Key]? {
@@ -182,22 +182,23 @@ package struct SQLClassSearch {
             after = (distance, id)
         }
         guard let classPoints = db.classPoints, let points = try await classPoints.points(db) else { return nil }
+        if search.keyword != nil { return try await keywordNearestFirst(db, points: points, circle: circle) }
         let suspended: [String] = try await db.rows(ClassModeration.suspendedUsers(at: Date())).map { try $0["id"] }
         let walk = PointWalk(points: points, circle: circle, status: search.status, type: search.type,
                              hidden: Set((suspended + blockedWriters).compactMap(points.writerNumber(of:))))
-        if search.keyword != nil { return try await keywordNearestFirst(db, points: walk) }
         return walk.nearest(after: after, wanted: page.limit + 1).map(Key.init(point:))
     }
 
-    /// The keys of a keyword's nearest-first page, read in rounds of the walk's cells over the points: each round takes
-    /// the next cells, nearest first, until they hold ``firstRoundListings`` listings per key wanted (then as many as
-    /// the hits read so far promise the page needs), or, once the hits read fill the page,
-    /// every cell nearer than the farthest of them, and reads the keyword's hits in all of them with one statement
-    /// (``roundKeys(_:cells:points:)``). No statement is spent on a crowded cell, as the walk over the keyword index
-    /// alone must (``nearestFirst(_:circle:)``), and cells without a listing are never read.
-    private func keywordNearestFirst(_ db: any SQLExecutor, points: PointWalk) async throws -> [Key] {
+    /// The keys of a keyword's nearest-first page in `circle`, read in rounds of the walk's cells over the `points`:
+    /// each round takes the next cells, nearest first, until they hold ``firstRoundListings`` listings per key wanted
+    /// (then as many as the hits read so far promise the page needs), or, once the hits read fill the page, every cell
+    /// nearer than the farthest of them, and reads the keyword's hits in all of them with one statement
+    /// (``roundKeys(_:cells:points:keywordListings:)``), which applies every filter. No statement is spent on a crowded
+    /// cell, as the walk over the keyword index alone must (``nearestFirst(_:circle:)``), and cells without a listing
+    /// are never read.
+    private func keywordNearestFirst(_ db: any SQLExecutor, points: ClassPoints, circle: ClassSearch.Circle) async throws -> [Key] {
         let wanted = page.limit + 1
-        var walk = NearestCellWalk(center: points.circle.center, radius: points.circle.radius)
+        var walk = NearestCellWalk(center: circle.center, radius: circle.radius)
         var keys = NearestFirstPage<Key, String>(wanted: wanted, distance: { $0.distance ?? 0 }, id: { $0.id })
         var seen = Set<String>()
         var round = wanted * Self.firstRoundListings
@@ -211,7 +212,7 @@ package struct SQLClassSearch {
             // A large round (a rare word's) is read in large cells: fewer to walk and to cover with tokens.
             let largestCell = max(CellCandidates.crowdedCell, round / Self.cellsPerRound)
             while let entry = next, horizon.map({ entry.minimumDistance < $0 }) ?? (listings < round) {
-                let count = points.points.count(in: entry.cell)
+                let count = points.count(in: entry.cell)
                 if entry.cell.precision < ClassSearchDocument.cellPrecisions.lowerBound
                     || (entry.cell.precision < Geohash.storagePrecision && count > largestCell) {
                     walk.split(entry)
@@ -222,8 +223,8 @@ package struct SQLClassSearch {
                 next = walk.popNearest()
             }
             // The keyword's listings in all, as the hit rate so far tells (all the listings before any was read).
-            let keywordListings = listingsRead == 0 ? points.points.count : points.points.count * max(hitsRead, 1) / listingsRead
-            let read = try await roundKeys(db, cells: cells, points: points.points, keywordListings: keywordListings)
+            let keywordListings = listingsRead == 0 ? points.count : points.count * max(hitsRead, 1) / listingsRead
+            let read = try await roundKeys(db, cells: cells, points: points, keywordListings: keywordListings)
                 .filter { seen.insert($0.id).inserted }
             keys.add(read)
             listingsRead += listings
@@ -231,21 +232,21 @@ package struct SQLClassSearch {
             if let entry = next, keys.settle(before: entry.minimumDistance) { break }
             // The hit rate so far, one hit assumed when none was read, tells how many listings hold the rest.
             let still = Double(keys.stillWanted)
-            round = max(Int(min(still * Double(listingsRead) / Double(max(hitsRead, 1)) * 1.25, Double(points.points.count))), wanted)
+            round = max(Int(min(still * Double(listingsRead) / Double(max(hitsRead, 1)) * 1.25, Double(points.count))), wanted)
         }
         return keys.finish()
     }
 
-    /// Listings a keyword page's first round reads per key wanted (``keywordNearestFirst(_:points:)``): enough that a
+    /// Listings a keyword page's first round reads per key wanted (``keywordNearestFirst(_:points:circle:)``): enough that a
     /// word in one listing of 16 fills the page in one round.
     private static let firstRoundListings = 16
-    /// How many cells a round of ``keywordNearestFirst(_:points:)`` is split into at least, where its cells need not be
+    /// How many cells a round of ``keywordNearestFirst(_:points:circle:)`` is split into at least, where its cells need not be
     /// smaller than ``CellCandidates/crowdedCell``.
     private static let cellsPerRound = 16
 
-    /// The keys of the keyword's hits in the cell tokens covering `cells` (``roundTokens(_:points:keywordListings:)``), within the circle
-    /// and after the cursor, that satisfy everything: one read of the keyword index for all the tokens
-    /// (``ClassSearchIndex/keyword(_:inCells:)``). A token may hold listings beyond `cells`, already read or not yet:
+    /// The keys of the keyword's hits in the cell tokens covering `cells` (``roundTokens(_:points:keywordListings:)``),
+    /// within the circle and after the cursor, that satisfy everything: one read of the keyword index for all the
+    /// tokens (``ClassSearchIndex/keyword(_:inCells:)``). A token may hold listings beyond `cells`, already read or not yet:
     /// their keys are as exact as the others, and the caller leaves out those it has.
     private func roundKeys(_ db: any SQLExecutor, cells: [Geohash], points: ClassPoints, keywordListings: Int) async throws -> [Key] {
         guard let keyword = search.keyword, !cells.isEmpty else { return [] }
