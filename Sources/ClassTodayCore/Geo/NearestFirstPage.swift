@@ -48,16 +48,6 @@ public struct NearestFirstPage<Item, ID: Comparable> {
         return settled.count >= wanted
     }
 
-    /// The distance beyond which no item can join the page: the farthest it would hold were no nearer item still
-    /// unread, or nil while too few items are pending to fill it. A walk need read no cell beyond it.
-    @inlinable
-    public mutating func horizon() -> Double? {
-        sortPending()
-        let still = stillWanted
-        guard still > 0 else { return -.infinity }
-        return pending.count >= still ? distance(pending[still - 1]) : nil
-    }
-
     /// Adds the items read from a cell.
     @inlinable
     public mutating func add(_ items: [Item]) {

@@ -36,21 +36,4 @@ struct NearestFirstPageTests {
         let none = empty.finish()
         #expect(none.isEmpty)
     }
-
-    /// Checks the horizon: nil while too few items are pending, then the farthest item the page would hold.
-    @Test("the horizon is unknown until the pending items could fill the page, then the page's farthest item; a full page's is below every distance")
-    func horizon() {
-        var page = NearestFirstPage<Item, String>(wanted: 3, distance: { $0.distance }, id: { $0.id })
-        #expect(page.horizon() == nil)
-        page.add([Item(id: "a", distance: 70), Item(id: "b", distance: 10)])
-        #expect(page.horizon() == nil, "two items cannot fill three places")
-        page.add([Item(id: "c", distance: 300), Item(id: "d", distance: 40)])
-        #expect(page.horizon() == 70, "b, d and a would fill the page")
-        _ = page.settle(before: 50)
-        #expect(page.horizon() == 70, "settled b and d still count")
-        page.add([Item(id: "e", distance: 60)])
-        #expect(page.horizon() == 60)
-        let complete = page.settle(before: 1_000)
-        #expect(complete && page.horizon() == -.infinity)
-    }
 }

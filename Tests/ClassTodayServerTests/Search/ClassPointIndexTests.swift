@@ -62,24 +62,6 @@ struct ClassPointIndexTests {
         }
     }
 
-    @Test("random keyword circles read in rounds over the points give the SQL walk's pages, page by page, with no cell statement")
-    func keywordRoundsSameAsSQLWalk() async throws {
-        let fixture = try await Fixture(seed: 20261126, count: 3000)
-        var random = SeededRandom(seed: 12)
-        for round in 0..<60 {
-            let hotspot = SearchPropertyTests.hotspots.randomElement(using: &random)!
-            let center = GeoPoint(lat: min(90, max(-90, hotspot.lat + Double.random(in: -0.05...0.05, using: &random))),
-                                  lon: max(-180, min(180, hotspot.lon + Double.random(in: -0.05...0.05, using: &random))))
-            var search = Self.circle(center, radius: [10.0, 500, 3000, 20_000, 50_000, 20_000_000].randomElement(using: &random)!,
-                                     status: [.open, nil, .closed].randomElement(using: &random)!,
-                                     type: [nil, .buy, .sell].randomElement(using: &random)!)
-            let word = SearchPropertyTests.words.randomElement(using: &random)!
-            search.keyword = SearchTokenizer.query(word)
-            try await fixture.expectSamePages(search, viewerId: Bool.random(using: &random) ? fixture.viewer : nil,
-                                              limit: [1, 7, 20, 100].randomElement(using: &random)!, "round \(round): \(word)")
-        }
-    }
-
     @Test("the points follow listings created, moved, closed, hidden, deleted and written by another process")
     func followsWrites() async throws {
         let fixture = try await Fixture(seed: 20261125, count: 400)

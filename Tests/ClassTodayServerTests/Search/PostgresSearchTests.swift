@@ -152,30 +152,6 @@ struct PostgresSearchTests {
                 }
             }
         }
-        // A keyword within cells (the condition SQLite's keyword rounds read, ``ClassSearchIndex/keyword(_:inCells:)``)
-        // selects every listing of the cells holding the keyword's tokens, and only such listings.
-        let index = SQLDialect.postgres.classIndex
-        for round in 0..<60 {
-            let keyword = try #require(SearchTokenizer.query(Self.keywords.randomElement(using: &random)!))
-            let hotspot = SearchPropertyTests.hotspots.randomElement(using: &random)!
-            let cells = (0..<Int.random(in: 1...4, using: &random)).map { _ in
-                Geohash(random.point(near: hotspot, spread: 0.2), precision: Int.random(in: ClassSearchDocument.cellPrecisions, using: &random))
-            }
-            let found = try await store.database.rows("""
-                SELECT c.id, c.name, c.description FROM classes c
-                WHERE c.deleted_at IS NULL AND \(index.keyword(keyword, inCells: cells.map(\.string)))
-                """)
-            let matching = Set(try found.compactMap { row -> String? in
-                keyword.matches(try row["name"] + "\n" + (try row["description"] as String)) ? try row["id"] : nil
-            })
-            let expected = Set(live.filter { listing in
-                listing.location.map { location in
-                    cells.contains { Geohash(location, precision: Geohash.storagePrecision).string.hasPrefix($0.string) }
-                } ?? false
-                    && keyword.matches(listing.name + "\n" + listing.description)
-            }.map(\.id))
-            #expect(matching == expected, "round \(round): \(keyword.canonicalText) in \(cells.map(\.string))")
-        }
         #expect(worstDistanceError < 1e-6, "SQL haversine must agree with Haversine.distance")
         #expect(nonEmpty > 80, "the random searches should mostly find something")
         Self.logger.info("postgres search property test", metadata: ["nonEmpty": "\(nonEmpty)", "worstDistanceError": "\(worstDistanceError)"])

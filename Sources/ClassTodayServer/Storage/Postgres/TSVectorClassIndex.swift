@@ -62,12 +62,6 @@ struct TSVectorClassIndex: ClassSearchIndex {
         }
     }
 
-    /// One GIN read: the keyword's lexemes and any of the cells'.
-    func keyword(_ keyword: SearchQuery, inCells tokens: [String]) -> SQLStatement {
-        let cells = tokens.map(Self.cellQuery).joined(separator: " | ")
-        return "c.search @@ \("(\(keyword.tsQuery)) & (\(cells))")::tsquery"
-    }
-
     /// The range's listings on the geohash index.
     func candidates(in range: GeohashRange) -> CellCandidates {
         .range(range, from: "classes", capacity: Self.crowdedCell)

@@ -54,12 +54,6 @@ struct FTS5ClassIndex: ClassSearchIndex {
         }
     }
 
-    /// The rowids of one FTS query: the keyword's doclist intersected with the cells' (their union).
-    func keyword(_ keyword: SearchQuery, inCells tokens: [String]) -> SQLStatement {
-        let cells = tokens.map { "\"\($0)\"" }.joined(separator: " OR ")
-        return "c.rowid IN (SELECT rowid FROM class_search WHERE class_search MATCH \(ClassSearchDocument.match(keyword) + " AND cells : (\(cells))"))"
-    }
-
     /// The range's listings on the geohash index, without reading a row.
     func candidates(in range: GeohashRange) -> CellCandidates {
         .range(range, from: "classes \(rangeHint)")

@@ -18,9 +18,6 @@ protocol ClassSearchIndex: Sendable {
     /// What a nearest-first walk reads first of `cell` for a search with `keyword`: the cell's hits, from the keyword
     /// index; nil when the index holds no token for the cell, whose listings the walk then reads by range.
     func hits(in cell: Geohash, keyword: SearchQuery) -> CellCandidates?
-    /// The condition over `classes c` selecting the listings whose tokens hold `keyword`'s and that are stored in one of
-    /// the cells `tokens` (``ClassSearchDocument/cellToken(_:)``): one read of the keyword index for all of them.
-    func keyword(_ keyword: SearchQuery, inCells tokens: [String]) -> SQLStatement
     /// What a nearest-first walk reads first of a cell it reads by its geohash range `range`: the range's listings.
     func candidates(in range: GeohashRange) -> CellCandidates
     /// Readies the rest of the caller's read for a nearest-first walk, whose cell statements the backend may plan once

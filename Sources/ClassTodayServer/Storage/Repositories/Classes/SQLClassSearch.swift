@@ -14,9 +14,8 @@ import Foundation
 /// (``CellCandidates/capacity``) is split into its children, any other is read with one one-range
 /// statement, and the walk stops once the page holds listings nearer than the next cell can offer. A dense city is
 /// read in small cells around the centre, a sparse region in large ones, and neither reads the whole circle. Where the
-/// backend keeps its listings' points in memory (SQLite's ``ClassPointIndex``), a circle with no filter but status,
-/// type and a keyword walks the same cells over them instead: without a keyword it reads only its page's listings;
-/// with one, it knows each cell's listings without a statement and reads the keyword's hits of many cells at once.
+/// backend keeps its listings' points in memory (SQLite's ``ClassPointIndex``), a circle with no filter but status and
+/// type walks the same cells over them instead, and reads only its page's listings.
 ///
 /// Keywords: the index's condition selects a superset of the matches; when ``SearchQuery/needsVerification`` the
 /// candidates are confirmed by the index's SQL when it has some, or else here with ``SearchQuery/matches(_:)-(String)``,
@@ -110,11 +109,6 @@ package struct SQLClassSearch {
             (name, description, writerId, nameHit) = (nil, nil, nil, false)
         }
 
-        /// The key of a point of the in-memory walk.
-        init(point: PointKey) {
-            self.init(id: Identifier.text(packed: point.id), distance: point.distance)
-        }
-
         init(row: SQLRow, sort: ClassSearch.Sort, tier: SearchQuery.RelevanceTier? = nil) throws {
             id = try row["id"]
             createdAt = try row["created_at"]
@@ -169,12 +163,11 @@ package struct SQLClassSearch {
     private typealias PointKey = (distance: Double, id: UInt128)
 
     /// The keys of a nearest-first page read from the listings' points in memory (``SQLExecutor/classPoints``): the
-    /// walk of ``nearestFirst(_:circle:)``, each cell read from memory (``PointWalk``); with a keyword, the walk's cells
-    /// are read from the keyword index in rounds (``keywordNearestFirst(_:points:circle:)``). Nil when the points cannot
-    /// answer: the search has filters they do not hold (a district, a box, masks, prices), its cursor is not one of
-    /// their pages', or they cannot answer this read.
+    /// walk of ``nearestFirst(_:circle:)``, each cell read from memory and split while it holds more than a cell read
+    /// with a statement may. Nil when the points cannot answer: the search has filters they do not hold (a keyword, a
+    /// district, a box, masks, prices), its cursor is not one of their pages', or they cannot answer this read.
     private func nearestFirstInMemory(_ db: any SQLExecutor, circle: ClassSearch.Circle) async throws -> [Key]? {
-        guard search.keywordLocation == nil, search.box == nil, search.subjects == nil, search.targets == nil,
+        guard search.keyword == nil, search.keywordLocation == nil, search.box == nil, search.subjects == nil, search.targets == nil,
               search.days == nil, search.minPrice == nil, search.maxPrice == nil else { return nil }
         var after: PointKey?
         if let position = startPosition {
@@ -182,145 +175,28 @@ package struct SQLClassSearch {
             after = (distance, id)
         }
         guard let classPoints = db.classPoints, let points = try await classPoints.points(db) else { return nil }
-        if search.keyword != nil { return try await keywordNearestFirst(db, points: points, circle: circle) }
         let suspended: [String] = try await db.rows(ClassModeration.suspendedUsers(at: Date())).map { try $0["id"] }
-        let walk = PointWalk(points: points, circle: circle, status: search.status, type: search.type,
-                             hidden: Set((suspended + blockedWriters).compactMap(points.writerNumber(of:))))
-        return walk.nearest(after: after, wanted: page.limit + 1).map(Key.init(point:))
-    }
-
-    /// The keys of a keyword's nearest-first page in `circle`, read in rounds of the walk's cells over the `points`:
-    /// each round takes the next cells, nearest first, until they hold ``firstRoundListings`` listings per key wanted
-    /// (then as many as the hits read so far promise the page needs), or, once the hits read fill the page, every cell
-    /// nearer than the farthest of them, and reads the keyword's hits in all of them with one statement
-    /// (``roundKeys(_:cells:points:keywordListings:)``), which applies every filter. No statement is spent on a crowded
-    /// cell, as the walk over the keyword index alone must (``nearestFirst(_:circle:)``), and cells without a listing
-    /// are never read.
-    private func keywordNearestFirst(_ db: any SQLExecutor, points: ClassPoints, circle: ClassSearch.Circle) async throws -> [Key] {
-        let wanted = page.limit + 1
+        let hidden = Set((suspended + blockedWriters).compactMap(points.writerNumber(of:)))
+        let (status, type) = (search.status, search.type)
         var walk = NearestCellWalk(center: circle.center, radius: circle.radius)
-        var keys = NearestFirstPage<Key, String>(wanted: wanted, distance: { $0.distance ?? 0 }, id: { $0.id })
-        var seen = Set<String>()
-        var round = wanted * Self.firstRoundListings
-        var (listingsRead, hitsRead) = (0, 0)
-        var next = walk.popNearest()
-        while next != nil {
-            var cells: [Geohash] = []
-            var listings = 0
-            // Once the hits read fill the page, a round reads every cell nearer than its farthest, and no other.
-            let horizon = keys.horizon()
-            // A large round (a rare word's) is read in large cells: fewer to walk and to cover with tokens.
-            let largestCell = max(CellCandidates.crowdedCell, round / Self.cellsPerRound)
-            while let entry = next, horizon.map({ entry.minimumDistance < $0 }) ?? (listings < round) {
-                let count = points.count(in: entry.cell)
-                if entry.cell.precision < ClassSearchDocument.cellPrecisions.lowerBound
-                    || (entry.cell.precision < Geohash.storagePrecision && count > largestCell) {
-                    walk.split(entry)
-                } else if count > 0 {
-                    cells.append(entry.cell)
-                    listings += count
-                }
-                next = walk.popNearest()
+        var nearest = NearestFirstPage<PointKey, UInt128>(wanted: page.limit + 1, distance: { $0.distance }, id: { $0.id })
+        while let entry = walk.popNearest(), !nearest.settle(before: entry.minimumDistance) {
+            if entry.cell.precision < Geohash.storagePrecision, points.count(in: entry.cell) > CellCandidates.crowdedCell {
+                walk.split(entry)
+                continue
             }
-            // The keyword's listings in all, as the hit rate so far tells (all the listings before any was read).
-            let keywordListings = listingsRead == 0 ? points.count : points.count * max(hitsRead, 1) / listingsRead
-            let read = try await roundKeys(db, cells: cells, points: points, keywordListings: keywordListings)
-                .filter { seen.insert($0.id).inserted }
-            keys.add(read)
-            listingsRead += listings
-            hitsRead += read.count
-            if let entry = next, keys.settle(before: entry.minimumDistance) { break }
-            // The hit rate so far, one hit assumed when none was read, tells how many listings hold the rest.
-            let still = Double(keys.stillWanted)
-            round = max(Int(min(still * Double(listingsRead) / Double(max(hitsRead, 1)) * 1.25, Double(points.count))), wanted)
-        }
-        return keys.finish()
-    }
-
-    /// Listings a keyword page's first round reads per key wanted (``keywordNearestFirst(_:points:circle:)``): enough that a
-    /// word in one listing of 16 fills the page in one round.
-    private static let firstRoundListings = 16
-    /// How many cells a round of ``keywordNearestFirst(_:points:circle:)`` is split into at least, where its cells need not be
-    /// smaller than ``CellCandidates/crowdedCell``.
-    private static let cellsPerRound = 16
-
-    /// The keys of the keyword's hits in the cell tokens covering `cells` (``roundTokens(_:points:keywordListings:)``),
-    /// within the circle and after the cursor, that satisfy everything: one read of the keyword index for all the
-    /// tokens (``ClassSearchIndex/keyword(_:inCells:)``). A token may hold listings beyond `cells`, already read or not yet:
-    /// their keys are as exact as the others, and the caller leaves out those it has.
-    private func roundKeys(_ db: any SQLExecutor, cells: [Geohash], points: ClassPoints, keywordListings: Int) async throws -> [Key] {
-        guard let keyword = search.keyword, !cells.isEmpty else { return [] }
-        let tokens = Self.roundTokens(cells, points: points, keywordListings: keywordListings)
-        let clause = index.keyword(keyword, withinRanges: false)
-        let confirmedHere = confirmedHere(clause, restricted: true)
-        // Every hit of the tokens: the caller may have some already.
-        let listings = tokens.reduce(0) { $0 + points.count(in: $1) }
-        guard var statement = statement(ranges: nil, limit: listings, after: startPosition, keyword: clause,
-                                        restriction: index.keyword(keyword, inCells: tokens.map(\.string)), withText: confirmedHere != nil)
-        else { return [] }
-        statement.isRepeated = true
-        let fetched = try await db.rows(statement).map { try Key(row: $0, sort: search.sort) }
-        return fetched.filter { accepts($0, confirming: confirmedHere) }
-    }
-
-    /// The cells of the keyword index's cell tokens (``ClassSearchDocument/cellToken(_:)``) that together hold `cells`,
-    /// chosen for the cheapest read: each token costs as much to open as ``listingsPerToken`` listings cost to read,
-    /// and reading one intersects its listings with the keyword's, `keywordListings` of them, at the cost of the fewer.
-    /// The children of a cell give way to it when reading it whole costs less than opening them: for a rare keyword,
-    /// a whole city's token costs little more than a street's.
-    private static func roundTokens(_ cells: [Geohash], points: ClassPoints, keywordListings: Int) -> [Geohash] {
-        let cost = { (cell: Geohash) in listingsPerToken + min(points.count(in: cell), keywordListings) }
-        let finest = ClassSearchDocument.cellPrecisions.upperBound
-        var chosen = Set(cells.compactMap { cell in ClassSearchDocument.cellToken(cell).flatMap(Geohash.init(string:)) })
-        for precision in stride(from: finest, to: ClassSearchDocument.cellPrecisions.lowerBound, by: -1) {
-            let siblings = Dictionary(grouping: chosen.filter { $0.precision == precision }, by: { $0.parent! })
-            for (parent, children) in siblings where children.count > 1 {
-                guard cost(parent) < children.reduce(0, { $0 + cost($1) }) else { continue }
-                chosen.subtract(children)
-                chosen.insert(parent)
+            var found: [PointKey] = []
+            points.forEach(in: entry.cell) { point in
+                guard status.map({ point.status == $0 }) ?? true, type.map({ point.type == $0 }) ?? true,
+                      !hidden.contains(point.writer) else { return }
+                let distance = Haversine.distance(GeoPoint(lat: point.lat, lon: point.lon), circle.center)
+                guard distance <= circle.radius else { return }
+                if let after, distance < after.distance || (distance == after.distance && point.id <= after.id) { return }
+                found.append((distance, point.id))
             }
+            nearest.add(found)
         }
-        return chosen.sorted { $0.string < $1.string }
-    }
-
-    /// What opening one cell token of the keyword index costs, in listings read: SQLite's FTS5 opens a token in each
-    /// segment (about 80 µs here, 17 segments at 1,000,000 listings), and finds a listing of a cell in a keyword's
-    /// doclist in about 1.5 µs.
-    private static let listingsPerToken = 50
-
-    /// The listings' points within a circle that a search may show, nearest first: the walk of
-    /// ``nearestFirst(_:circle:)`` over the points in memory, each cell split while it holds more than a cell read with
-    /// a statement may.
-    private struct PointWalk {
-        let points: ClassPoints
-        let circle: ClassSearch.Circle
-        let status: ClassStatus?
-        let type: ClassType?
-        /// The writers whose listings are left out, by their numbers in ``points``.
-        let hidden: Set<UInt32>
-
-        /// The `wanted` nearest points after `after` (distance, then packed id), nearest first.
-        func nearest(after: PointKey?, wanted: Int) -> [PointKey] {
-            var walk = NearestCellWalk(center: circle.center, radius: circle.radius)
-            var nearest = NearestFirstPage<PointKey, UInt128>(wanted: wanted, distance: { $0.distance }, id: { $0.id })
-            while let entry = walk.popNearest(), !nearest.settle(before: entry.minimumDistance) {
-                if entry.cell.precision < Geohash.storagePrecision, points.count(in: entry.cell) > CellCandidates.crowdedCell {
-                    walk.split(entry)
-                    continue
-                }
-                var found: [PointKey] = []
-                points.forEach(in: entry.cell) { point in
-                    guard status.map({ point.status == $0 }) ?? true, type.map({ point.type == $0 }) ?? true,
-                          !hidden.contains(point.writer) else { return }
-                    let distance = Haversine.distance(GeoPoint(lat: point.lat, lon: point.lon), circle.center)
-                    guard distance <= circle.radius else { return }
-                    if let after, distance < after.distance || (distance == after.distance && point.id <= after.id) { return }
-                    found.append((distance, point.id))
-                }
-                nearest.add(found)
-            }
-            return nearest.finish()
-        }
+        return nearest.finish().map { Key(id: Identifier.text(packed: $0.id), distance: $0.distance) }
     }
 
     /// The index's own nearest-first order for this search, when the backend has one and the search reads a circle by
