@@ -169,8 +169,8 @@ public struct SearchBenchmark: Sendable {
             for (label, words) in Self.keywordKinds {
                 rows.append(try await keywordRow(label, keywords: words, scope: .everywhere))
             }
-            rows.append(try await keywordRow("keyword + 5 km circle", keywords: keywords, scope: .circle(centers)))
-            rows.append(try await keywordRow("rare word + 50 km circle", keywords: Self.rareKeywords, scope: .circle(centers), radius: 50_000))
+            rows.append(try await keywordRow("keyword + 5 km circle", keywords: keywords, scope: .circle(centers, radius: 5_000)))
+            rows.append(try await keywordRow("rare word + 50 km circle", keywords: Self.rareKeywords, scope: .circle(centers, radius: 50_000)))
             rows.append(try await keywordRow("keyword + district", keywords: keywords, scope: .district(places.map(\.district))))
         }
         let count = try await store.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM classes") ?? 0 }
@@ -279,14 +279,13 @@ public struct SearchBenchmark: Sendable {
     private enum KeywordScope {
         /// Everywhere, by relevance.
         case everywhere
-        /// Within the row's radius of each centre, nearest first.
-        case circle([GeoPoint])
+        /// Within `radius` metres of each centre, nearest first.
+        case circle([GeoPoint], radius: Double)
         /// In each district (`keywordLocation`), by relevance.
         case district([String])
     }
 
-    /// The row `label` of `keywords`, asked in turn within `scope` (within `radius` metres of a circle's centre).
-    private func keywordRow(_ label: String, keywords: [String], scope: KeywordScope, radius: Double = 5_000) async throws -> Row {
+    private func keywordRow(_ label: String, keywords: [String], scope: KeywordScope) async throws -> Row {
         var indexed = LatencySample(), fullScan = LatencySample()
         var postgresSample = postgres.map { PostgresSample(store: $0, limit: options.limit, logger: logger) }
         var candidates = 0, results = 0
@@ -297,7 +296,7 @@ public struct SearchBenchmark: Sendable {
             switch scope {
             case .everywhere:
                 query.sort = .relevance
-            case .circle(let centers):
+            case .circle(let centers, let radius):
                 query.circle = .init(center: centers[index], radius: radius)
                 query.sort = .distance
             case .district(let districts):
@@ -316,7 +315,7 @@ public struct SearchBenchmark: Sendable {
             let match = query.keyword.map { ClassSearchDocument.match($0) }
             candidates += try await store.database.row("SELECT COUNT(*) AS count FROM class_search WHERE class_search MATCH \(match)")?["count"] ?? 0
             if index < options.fullScanQueries {
-                fullScan.record(try await fullScanSearch(center: query.circle?.center, radius: radius, keyword: keyword))
+                fullScan.record(try await fullScanSearch(center: query.circle?.center, radius: query.circle?.radius ?? 0, keyword: keyword))
             }
         }
         return Row(kind: label, indexed: indexed,
