@@ -62,7 +62,7 @@ public struct SearchBenchmark: Sendable {
         let hash = "$2b$04$C6UzMDM.H6dfI/f/IKxGhuY8y5v3oAnxbWrjrZnnTlmXeAVsQXrjS"
         func seed(_ target: any SeedTarget) async throws {
             try await Seeder(target: target).seed(users: max(1, options.classes / 20), classes: options.classes, seed: options.seed,
-                                                  passwordHash: hash, batchSize: 20_000, progress: progress)
+                                                  passwordHash: hash, batchSize: 20_000, logger: logger, progress: progress)
         }
         try await seed(SQLSeedTarget(database: store.database))
         try await store.writer.write { db in

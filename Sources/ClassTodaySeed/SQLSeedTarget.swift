@@ -33,8 +33,8 @@ package struct SQLSeedTarget: SeedTarget {
         }
     }
 
-    package func upgradeKeywordIndex() async throws {
-        try await KeywordIndexUpgrade(classes: SQLClassRepository(database: database), logger: Logger(label: "classtoday.seed")).upgrade()
+    package func upgradeKeywordIndex(logger: Logger) async throws {
+        try await KeywordIndexUpgrade(classes: SQLClassRepository(database: database), logger: logger).upgrade()
     }
 
     package func insert(listings: [ClassListing]) async throws {

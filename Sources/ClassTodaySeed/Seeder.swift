@@ -1,6 +1,7 @@
 import ClassTodayCore
 import ClassTodayServer
 import Foundation
+import Logging
 
 /// A database that ``Seeder`` writes synthetic users and listings to, in large batches.
 package protocol SeedTarget: Sendable {
@@ -13,8 +14,8 @@ package protocol SeedTarget: Sendable {
     /// Stores listings (one transaction), through the repository's own row writer.
     func insert(listings: [ClassListing]) async throws
     /// Brings the keyword index up to the current tokenizer, as a server does when it starts: listings indexed by an
-    /// older one are indexed again (an empty database is only marked current).
-    func upgradeKeywordIndex() async throws
+    /// older one are indexed again (an empty database is only marked current), the progress reported to `logger`.
+    func upgradeKeywordIndex(logger: Logger) async throws
 }
 
 /// Fills a database with synthetic users and listings (``SyntheticData``) through the same row writers the
@@ -34,14 +35,15 @@ package struct Seeder: Sendable {
     }
 
     /// Adds seeded users until there are `users`, then seeded listings until there are `classes`, reporting
-    /// `(done, total)` after each batch. Every seeded user's password is `passwordHash`'s password.
+    /// `(done, total)` after each batch and the keyword index upgrade's progress to `logger`. Every seeded user's
+    /// password is `passwordHash`'s password.
     package func seed(
         users userCount: Int, classes classCount: Int, seed: UInt64, passwordHash: String,
-        batchSize: Int = 10_000, progress: @Sendable (Int, Int) -> Void
+        batchSize: Int = 10_000, logger: Logger, progress: @Sendable (Int, Int) -> Void
     ) async throws {
         // Before any listing is written: a fresh database says its index is of the first version, and a server started
         // on it would index every seeded listing (written with the current tokenizer) again.
-        try await target.upgradeKeywordIndex()
+        try await target.upgradeKeywordIndex(logger: logger)
         let existing = try await target.counts()
         var data = SyntheticData(seed: seed)
         let now = Date()

@@ -1,5 +1,6 @@
 import ClassTodayCore
 import ClassTodayServer
+import Logging
 
 /// Facts about seeded data that people need to use it.
 public enum SeedDefaults {
@@ -13,10 +14,11 @@ extension ServerEnvironment {
         Seeder(target: SQLSeedTarget(database: storage.database))
     }
 
-    /// Adds seeded users and listings until the database holds `users` and `classes` of them.
-    public func seed(users: Int, classes: Int, seed: UInt64, progress: @Sendable (Int, Int) -> Void) async throws {
+    /// Adds seeded users and listings until the database holds `users` and `classes` of them, reporting the keyword
+    /// index upgrade that comes first to `logger`.
+    public func seed(users: Int, classes: Int, seed: UInt64, logger: Logger, progress: @Sendable (Int, Int) -> Void) async throws {
         let hash = try await PasswordHasher(cost: configuration.bcryptCost).hash(SeedDefaults.password)
-        try await seeder().seed(users: users, classes: classes, seed: seed, passwordHash: hash, progress: progress)
+        try await seeder().seed(users: users, classes: classes, seed: seed, passwordHash: hash, logger: logger, progress: progress)
     }
 
     /// How many seeded users and listings the database holds.

@@ -32,7 +32,7 @@ struct SeedCommand: AsyncParsableCommand {
         logger.logLevel = configuration.logLevel
         let environment = try await ServerEnvironment.open(configuration, logger: logger)
         let bar = Console.ProgressBar("seeding")
-        try await environment.seed(users: users ?? max(1, classes / 20), classes: classes, seed: seed) { done, total in
+        try await environment.seed(users: users ?? max(1, classes / 20), classes: classes, seed: seed, logger: logger) { done, total in
             bar.update(done, of: total)
         }
         let counts = try await environment.seedCounts()

@@ -12,9 +12,10 @@ struct SeederTests {
     func seeded(inSteps steps: [Int]) async throws -> [String] {
         let configuration = try TestServer.configuration()
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
-        let environment = try await ServerEnvironment.open(configuration, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        let environment = try await ServerEnvironment.open(configuration, logger: logger)
         for classes in steps {
-            try await environment.seed(users: 4, classes: classes, seed: 7) { _, _ in }
+            try await environment.seed(users: 4, classes: classes, seed: 7, logger: logger) { _, _ in }
         }
         let counts = try await environment.seedCounts()
         #expect(counts.users == 4)
@@ -32,9 +33,10 @@ struct SeederTests {
     func seededKeywordIndexIsCurrent() async throws {
         let configuration = try TestServer.configuration()
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
-        let environment = try await ServerEnvironment.open(configuration, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        let environment = try await ServerEnvironment.open(configuration, logger: logger)
         defer { environment.close() }
-        try await environment.seed(users: 2, classes: 6, seed: 7) { _, _ in }
+        try await environment.seed(users: 2, classes: 6, seed: 7, logger: logger) { _, _ in }
         // A fresh PostgreSQL database said its index was of version 1, and a million seeded listings were indexed again.
         #expect(try await environment.classes.upgradeKeywordIndex(batchSize: 100) == 0)
     }
