@@ -81,15 +81,21 @@ extension SearchQuery {
             return tokens.uniqued()
         }
 
-        /// With a typo allowed: for each syllable that may be the mistyped one, the tokens that do not touch it (at
-        /// most two bigrams, the first and the last, or the other syllables' unigrams when no bigram is left).
+        /// With a typo allowed: for each syllable that may be the mistyped one, the tokens that do not touch it: at
+        /// most two bigrams, the first and the last, with the unigram of a first or last syllable they leave out
+        /// (`공업수학` mistyped in `업` needs `공` and `수학`: in the bench's million listings, `수학` alone is held by 7 times as many); or the
+        /// other syllables' unigrams when no bigram is left.
         private var typoAlternatives: [[TokenRequirement]] {
             var alternatives: [[TokenRequirement]] = []
             for typo in scalars.indices {
                 let bigrams = scalars.indices.dropLast().filter { $0 != typo && $0 + 1 != typo }
-                let alternative = bigrams.isEmpty
-                    ? scalars.indices.filter { $0 != typo }.map { token($0...$0) }
-                    : [bigrams.first!, bigrams.last!].uniqued().map { token($0...$0 + 1) }
+                let alternative: [TokenRequirement]
+                if let first = bigrams.first, let last = bigrams.last {
+                    let ends = [scalars.startIndex, scalars.endIndex - 1].filter { $0 != typo && ($0 < first || $0 > last + 1) }
+                    alternative = ([first, last].uniqued().map { token($0...$0 + 1) } + ends.map { token($0...$0) })
+                } else {
+                    alternative = scalars.indices.filter { $0 != typo }.map { token($0...$0) }
+                }
                 if !alternatives.contains(alternative) { alternatives.append(alternative) }
             }
             return alternatives

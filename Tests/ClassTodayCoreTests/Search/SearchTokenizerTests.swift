@@ -116,6 +116,16 @@ struct SearchTokenizerTests {
         #expect(!query.matches("아노 피아"))
     }
 
+    @Test("a 4-syllable query mistyped in its second or third syllable also needs the unigram of the end the bigrams leave out")
+    func fourSyllables() throws {
+        let query = try #require(SearchTokenizer.query("공업수학"))
+        #expect(query.tsQuery == "(('업수' & '수학') | ('수학' & '공') | ('공업' & '학') | ('공업' & '업수'))")
+        #expect(query.matches("대학 공업수학 스터디"))
+        #expect(query.matches("공엽수학"), "a typo in the second syllable")
+        #expect(query.matches("공업수악"), "a typo in the last syllable")
+        #expect(!query.matches("응용수학"), "two syllables differ")
+    }
+
     @Test("spacing differences match in both directions")
     func spacingBothWays() throws {
         let joined = try #require(SearchTokenizer.query("요가수업"))
