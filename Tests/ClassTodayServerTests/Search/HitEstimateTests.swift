@@ -187,4 +187,45 @@ struct PostgresHitEstimateTests {
             #expect(names.map(\.createdAt) == names.map(\.createdAt).sorted(by: >), "\(word): newest first")
         }
     }
+
+    @Test("a walk holding fewer hits than its limit but enough for the page returns them, and the pages go on newest first, every hit once")
+    func shortWalk() async throws {
+        let store = try await PostgresSearchTests.openStore()
+        defer { store.close() }
+        let writer = try #require(try await PostgresSearchTests.insertUsers(1, store).first)
+        // 12,000 listings, created one per millisecond: 피아노, 30 among the 1,000 newest and 1,500 among the 3,000 oldest,
+        // which also hold 1,500 of 피아, a candidate of the typo-tolerant 피아노 that it does not match. The candidates
+        // are many, so a walk is chosen; it finds 30 within HitEstimate.longestWalk.
+        #expect(HitEstimate.longestWalk < 12_000 - 3_000)
+        let named = [
+            ("피아노 레슨", "(n > 11000 AND n % 33 = 0) OR (n <= 3000 AND n % 2 = 1)"), ("피아 교실", "n <= 3000 AND n % 2 = 0"),
+            ("요가", "n > 3000 AND NOT (n > 11000 AND n % 33 = 0)"),
+        ]
+        for (name, condition) in named {
+            let tokens = ClassSearchDocument.tokens(name: name, description: "")
+            try await store.database.execute("""
+                INSERT INTO classes (id, type, name, price_unit, writer_id, created_at, updated_at, name_search, search)
+                SELECT 'c' || lpad(n::text, 5, '0'), 'sell', \(name), 'hour', \(writer), 1700000000000 + n, 1700000000000 + n,
+                    array_to_tsvector(string_to_array(\(tokens), ' ')), array_to_tsvector(string_to_array(\(tokens), ' '))
+                FROM generate_series(1, 12000) AS n WHERE \(raw: condition)
+                """)
+        }
+        try await store.database.execute("ANALYZE classes")
+        let query = try #require(SearchTokenizer.query("피아노"))
+        #expect(query.needsVerification)
+        let hits = try await store.database.read { db in
+            let strategy = try await HitEstimate.read(query, nameOnly: true, excludingNames: false, district: nil, db).strategy(limit: 64)
+            #expect(strategy == .walking)
+            return try await TSVectorClassIndex().newest(query, nameOnly: true, district: nil, columns: "c.id, c.created_at", conditions: [],
+                                                         after: nil, limit: 64, enough: 21, db)
+        }
+        #expect(hits.rows.count == 30 && hits.mayContinue, "the walk's hits, not all hits sorted")
+        var search = ClassSearch()
+        search.keyword = query
+        search.sort = .relevance
+        let listings = try await PostgresSearchTests.allPages(search, limit: 20, SQLClassRepository(database: store.database)).map(\.listing)
+        #expect(listings.count == 1_530)
+        #expect(listings.allSatisfy { $0.name == "피아노 레슨" })
+        #expect(listings.map(\.createdAt) == listings.map(\.createdAt).sorted(by: >), "newest first")
+    }
 }

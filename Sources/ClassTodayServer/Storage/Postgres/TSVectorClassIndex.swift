@@ -125,7 +125,7 @@ struct TSVectorClassIndex: ClassSearchIndex {
         return result
     }
 
-    /// The read that sorts the hits (``newest(_:nameOnly:district:columns:conditions:after:limit:_:)`` may walk or
+    /// The read that sorts the hits (``newest(_:nameOnly:district:columns:conditions:after:limit:enough:_:)`` may walk or
     /// read a window of the newest listings instead).
     func newestStatement(
         _ keyword: SearchQuery, nameOnly: Bool, district: String?, columns: SQLStatement, conditions: [SQLStatement],
@@ -145,12 +145,13 @@ struct TSVectorClassIndex: ClassSearchIndex {
     /// - in between, reading the hits among a window of the newest listings: `created_at` is a column of both GIN
     ///   indexes (migration 0014), so that is one index scan; a window holding fewer than `limit` hits is widened
     ///   fourfold, up to ``HitEstimate/widestWindow``.
-    /// A walk or window that fills no page leaves the hits to be sorted after all. Their rows are exact when they do:
-    /// every hit they did not reach is older than every hit they found.
+    /// A walk or window holding `enough` hits returns them, `limit` at most: every hit it did not reach is older than
+    /// every hit it found, and the caller may read on from the last. One holding fewer leaves the hits to be sorted
+    /// after all.
     func newest(
         _ keyword: SearchQuery, nameOnly: Bool, district: String?, columns: SQLStatement, conditions: [SQLStatement],
-        after position: RecencyPosition?, limit: Int, _ db: any SQLExecutor
-    ) async throws -> [SQLRow] {
+        after position: RecencyPosition?, limit: Int, enough: Int, _ db: any SQLExecutor
+    ) async throws -> NewestHits {
         let estimate = try await HitEstimate.read(keyword, nameOnly: nameOnly, excludingNames: Self.excludesNameHits(keyword, nameOnly: nameOnly),
                                                   district: district, db)
         let statement = { (read: RelevanceRead) in
@@ -164,15 +165,16 @@ struct TSVectorClassIndex: ClassSearchIndex {
             let rows = try await Self.setting("enable_bitmapscan", to: "off", restoring: "on", db) {
                 try await db.rows(statement(.walking(atMost: HitEstimate.longestWalk)))
             }
-            if rows.count >= limit { return rows }
+            if rows.count >= enough { return NewestHits(rows: rows, mayContinue: true) }
         case .window(var window):
             while window <= HitEstimate.widestWindow {
                 let rows = try await db.rows(statement(.window(window)))
-                if rows.count >= limit { return rows }
+                if rows.count >= enough { return NewestHits(rows: rows, mayContinue: true) }
                 window *= 4
             }
         }
-        return try await db.rows(statement(.sorted))
+        let rows = try await db.rows(statement(.sorted))
+        return NewestHits(rows: rows, mayContinue: rows.count >= limit)
     }
 
     /// How one relevance statement reads its hits (``newestStatement(_:nameOnly:district:columns:conditions:after:limit:reading:)``).

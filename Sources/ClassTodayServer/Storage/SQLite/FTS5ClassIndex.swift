@@ -64,7 +64,7 @@ struct FTS5ClassIndex: ClassSearchIndex {
     var rangeHint: String { "INDEXED BY classes_by_geohash" }
 
     /// FTS5 drives (`CROSS JOIN` keeps it the outer loop) and walks its doclist by rowid descending, which is newest
-    /// first but for listings created in the same millisecond: ``newest(_:nameOnly:district:columns:conditions:after:limit:_:)``
+    /// first but for listings created in the same millisecond: ``newest(_:nameOnly:district:columns:conditions:after:limit:enough:_:)``
     /// puts those in id order. A district is a token of the `cells` column, intersected in the index.
     func newestStatement(
         _ keyword: SearchQuery, nameOnly: Bool, district: String?, columns: SQLStatement, conditions: [SQLStatement],
@@ -78,10 +78,11 @@ struct FTS5ClassIndex: ClassSearchIndex {
         return newestStatement(Self.newestMatch(keyword, nameOnly: nameOnly, district: district), columns: columns, conditions: conditions, limit: limit)
     }
 
+    /// Reads `limit` hits at most, never stopping short of them (`enough` is for backends that read windows).
     func newest(
         _ keyword: SearchQuery, nameOnly: Bool, district: String?, columns: SQLStatement, conditions: [SQLStatement],
-        after position: RecencyPosition?, limit: Int, _ db: any SQLExecutor
-    ) async throws -> [SQLRow] {
+        after position: RecencyPosition?, limit: Int, enough: Int, _ db: any SQLExecutor
+    ) async throws -> NewestHits {
         var rows = try await db.rows(newestStatement(keyword, nameOnly: nameOnly, district: district, columns: columns, conditions: conditions,
                                                      after: position, limit: limit))
         let slots: Int64 = (1 << Self.millisecondBits) - 1
@@ -94,7 +95,7 @@ struct FTS5ClassIndex: ClassSearchIndex {
                                                       conditions: rest, limit: nil))
         }
         let keyed = try rows.map { row in (createdAt: try row["created_at"] as Int64, id: try row["id"] as String, row: row) }
-        return keyed.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }.map(\.row)
+        return NewestHits(rows: keyed.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }.map(\.row), mayContinue: rows.count >= limit)
     }
 
     /// The FTS5 expression of a ``newestStatement(_:nameOnly:district:columns:conditions:after:limit:)``.
@@ -109,7 +110,7 @@ struct FTS5ClassIndex: ClassSearchIndex {
         return "(\(match)) AND cells : \"\(ClassSearchDocument.districtToken(district))\""
     }
 
-    /// The statement behind both reads of ``newest(_:nameOnly:district:columns:conditions:after:limit:_:)``, for the
+    /// The statement behind both reads of ``newest(_:nameOnly:district:columns:conditions:after:limit:enough:_:)``, for the
     /// FTS5 expression `match`.
     private func newestStatement(_ match: String, columns: SQLStatement, conditions: [SQLStatement], limit: Int?) -> SQLStatement {
         var statement: SQLStatement = """

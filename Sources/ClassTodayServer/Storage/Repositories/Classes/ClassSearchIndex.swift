@@ -40,26 +40,27 @@ protocol ClassSearchIndex: Sendable {
         _ keyword: SearchQuery, nameOnly: Bool, district: String?, columns: SQLStatement, conditions: [SQLStatement],
         after position: RecencyPosition?, limit: Int
     ) -> SQLStatement
-    /// Runs ``newestStatement(_:nameOnly:district:columns:conditions:after:limit:)`` and returns its rows exactly
-    /// newest first; it may return more than `limit` rows, to finish the listings created in the last row's millisecond.
+    /// Reads the hits of ``newestStatement(_:nameOnly:district:columns:conditions:after:limit:)`` exactly newest first:
+    /// `limit` of them, or more, to finish the listings created in the last row's millisecond; or fewer but `enough`
+    /// at least, when the backend found them among the newest listings only and more may follow (``NewestHits``).
     func newest(
         _ keyword: SearchQuery, nameOnly: Bool, district: String?, columns: SQLStatement, conditions: [SQLStatement],
-        after position: RecencyPosition?, limit: Int, _ db: any SQLExecutor
-    ) async throws -> [SQLRow]
+        after position: RecencyPosition?, limit: Int, enough: Int, _ db: any SQLExecutor
+    ) async throws -> NewestHits
+}
+
+/// One read of the hits behind relevance order (``ClassSearchIndex/newest(_:nameOnly:district:columns:conditions:after:limit:enough:_:)``).
+struct NewestHits {
+    /// The hits read, exactly newest first: every hit after the read's position and not older than the last row.
+    let rows: [SQLRow]
+    /// Whether older hits may remain: the read stopped at its limit, or read only the newest listings.
+    let mayContinue: Bool
 }
 
 extension ClassSearchIndex {
     func prepareWalk(_ db: any SQLExecutor) async throws {}
 
     func nearestOrder(within circle: ClassSearch.Circle) -> NearestOrder? { nil }
-
-    func newest(
-        _ keyword: SearchQuery, nameOnly: Bool, district: String?, columns: SQLStatement, conditions: [SQLStatement],
-        after position: RecencyPosition?, limit: Int, _ db: any SQLExecutor
-    ) async throws -> [SQLRow] {
-        try await db.rows(newestStatement(keyword, nameOnly: nameOnly, district: district, columns: columns, conditions: conditions,
-                                          after: position, limit: limit))
-    }
 }
 
 /// An index's order of listings by nearness to a point (``ClassSearchIndex/nearestOrder(within:)``), each expression

@@ -22,7 +22,7 @@ import Foundation
 /// reading further candidates until the page is full or none are left.
 ///
 /// Relevance order (``SearchQuery/RelevanceTier``) reads the name tier, then the description tier, each newest first
-/// from the keyword index (``ClassSearchIndex/newest(_:nameOnly:district:columns:conditions:after:limit:_:)``), and stops
+/// from the keyword index (``ClassSearchIndex/newest(_:nameOnly:district:columns:conditions:after:limit:enough:_:)``), and stops
 /// once the page is full: no hit is scored, however common the word.
 package struct SQLClassSearch {
     let search: ClassSearch
@@ -100,7 +100,7 @@ package struct SQLClassSearch {
         let name: String?
         let description: String?
         let writerId: String?
-        /// Whether the name's own index tokens hold the keyword's (``ClassSearchIndex/newest(_:nameOnly:district:columns:conditions:after:limit:_:)``).
+        /// Whether the name's own index tokens hold the keyword's (``ClassSearchIndex/newest(_:nameOnly:district:columns:conditions:after:limit:enough:_:)``).
         let nameHit: Bool
 
         /// The key of a listing `distance` metres from a nearest-first search's centre.
@@ -406,14 +406,15 @@ package struct SQLClassSearch {
             // The description tier leaves out the name tier's hits in Swift, so it reads in larger batches.
             let filtersHere = tier == .description || keyword.needsVerification || !blockedWriters.isEmpty
             while keys.count < wanted {
-                let batch = filtersHere ? max(wanted - keys.count, Self.verificationBatch) : wanted - keys.count
-                let rows = try await index.newest(keyword, nameOnly: tier == .name, district: search.keywordLocation, columns: relevanceColumns(area, tier: tier, keyword: keyword),
-                                                  conditions: filterConditions + area.all, after: position, limit: batch, db)
-                let fetched = try rows.map { try Key(row: $0, sort: .relevance, tier: tier) }
+                let missing = wanted - keys.count
+                let hits = try await index.newest(keyword, nameOnly: tier == .name, district: search.keywordLocation,
+                                                  columns: relevanceColumns(area, tier: tier, keyword: keyword), conditions: filterConditions + area.all,
+                                                  after: position, limit: filtersHere ? max(missing, Self.verificationBatch) : missing, enough: missing, db)
+                let fetched = try hits.rows.map { try Key(row: $0, sort: .relevance, tier: tier) }
                 keys += fetched.filter { key in
                     !(key.writerId.map(blockedWriters.contains) ?? false) && Self.belongs(key, to: tier, keyword: keyword)
                 }
-                guard fetched.count >= batch, let last = fetched.last else { break }
+                guard hits.mayContinue, let last = fetched.last else { break }
                 position = RecencyPosition(createdAt: last.createdAt, id: last.id)
             }
             if keys.count >= wanted { break }
