@@ -194,6 +194,51 @@ struct PostgresSearchTests {
         }
     }
 
+    @Test("a keyword in half the listings is read nearest first in the sphere index's order; where the nearest listings lack it, the walk reads the page; pages equal brute force")
+    func commonKeywordNearestFirst() async throws {
+        let store = try await Self.openStore()
+        defer { store.close() }
+        let repository = SQLClassRepository(database: store.database)
+        let writers = try await Self.insertUsers(3, store)
+        var random = SeededRandom(seed: 2026_1126)
+        // 1,200 listings of 과외 spread over some 5 km around `center`, and 1,200 open ones of 요가 within 100 m of it (30
+        // of them 드럼 too): the nearest TSVectorClassIndex.nearestReach listings to the centre hold 과외 once at most.
+        let center = GeoPoint(lat: 37.48, lon: 126.95)
+        #expect(TSVectorClassIndex.nearestReach < 1_200)
+        var listings = SearchPropertyTests.randomListings(count: 2_400, writers: writers, random: &random)
+        for index in listings.indices {
+            let common = index % 2 == 0
+            listings[index].name = common ? "과외 " + listings[index].name : index % 40 == 1 ? "요가 드럼 교실" : "요가 교실"
+            listings[index].description = common ? listings[index].description : "요가 설명"
+            listings[index].location = random.point(near: center, spread: common ? 0.05 : 0.001)
+            if !common { listings[index].status = .open }
+        }
+        try await Self.forEachConcurrently(listings) { listing in _ = try await repository.create(listing) }
+        try await store.database.execute("ANALYZE classes")
+        let keyword = try #require(SearchTokenizer.query("과외"))
+        let rarer = try #require(SearchTokenizer.query("드럼"))
+        let reaches = try await store.database.read { db in
+            (try await TSVectorClassIndex().nearestReach(of: keyword, wanted: 22, db), try await TSVectorClassIndex().nearestReach(of: rarer, wanted: 22, db))
+        }
+        #expect(reaches.0 == TSVectorClassIndex.nearestReach, "the common word is read nearest first")
+        #expect(reaches.1 == nil, "the rare word walks")
+
+        for round in 0..<24 {
+            var search = ClassSearch()
+            search.keyword = keyword
+            search.sort = .distance
+            // Even rounds start among the 요가 listings, where the read gives up for the walk.
+            let origin = round % 2 == 0 ? center : random.point(near: center, spread: 0.04)
+            search.circle = .init(center: origin, radius: [1_000, 3_000, 10_000].randomElement(using: &random)!)
+            if Bool.random(using: &random) { search.status = .open }
+            let views = try await Self.allPages(search, limit: [5, 20].randomElement(using: &random)!, repository)
+            let expected = listings.filter { search.matchesFilters($0) && keyword.matches($0.name + "\n" + $0.description) }
+                .map { (Haversine.distance(origin, $0.location!), $0.id) }.sorted { $0 < $1 }
+            #expect(views.map(\.listing.id) == expected.map(\.1), "round \(round): \(search)")
+            #expect(zip(views.compactMap(\.distance), expected.map(\.0)).allSatisfy { abs($0 - $1) < 1e-6 }, "round \(round): distances")
+        }
+    }
+
     /// Whether `plan` reads `classes_by_sphere` in the index's order, with no sort.
     private static func readsNearestFirst(_ plan: [String]) -> Bool {
         plan.contains { $0.contains("Index Scan using classes_by_sphere") } && plan.contains { $0.contains("Order By:") }

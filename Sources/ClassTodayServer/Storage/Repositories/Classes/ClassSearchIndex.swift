@@ -28,6 +28,10 @@ protocol ClassSearchIndex: Sendable {
     /// The backend's own index order of listings by nearness to `circle`'s centre, when it has one: a search by
     /// distance without a keyword then reads its page in that order instead of walking cells. Nil walks.
     func nearestOrder(within circle: ClassSearch.Circle) -> NearestOrder?
+    /// How many listings a nearest-first page of `keyword`'s hits may check in the index's order
+    /// (``nearestOrder(within:)``), when the keyword is so common that `wanted` hits lie among the nearest few; nil
+    /// when the walk reads its hits from the keyword index instead.
+    func nearestReach(of keyword: SearchQuery, wanted: Int, _ db: any SQLExecutor) async throws -> Int?
 
     /// One read of the walk behind relevance order: the listings satisfying `conditions` (over `classes c`) whose
     /// tokens hold `keyword`'s index condition, or their name's alone with `nameOnly`, newest first (`created_at`,
@@ -61,6 +65,8 @@ extension ClassSearchIndex {
     func prepareWalk(_ db: any SQLExecutor) async throws {}
 
     func nearestOrder(within circle: ClassSearch.Circle) -> NearestOrder? { nil }
+
+    func nearestReach(of keyword: SearchQuery, wanted: Int, _ db: any SQLExecutor) async throws -> Int? { nil }
 }
 
 /// An index's order of listings by nearness to a point (``ClassSearchIndex/nearestOrder(within:)``), each expression

@@ -58,7 +58,9 @@ package struct SQLClassSearch {
 
     /// Runs the search on `db` (one snapshot: inside ``SQLDatabase/read(_:)``, but for a page the index orders).
     package func run(_ db: any SQLExecutor) async throws -> Page<ClassView> {
-        if let order = nearestOrder, let circle = search.circle { return try await pageByIndex(db, order: order, circle: circle) }
+        if let order = nearestOrder, let circle = search.circle, let page = try await pageByIndex(db, order: order, circle: circle) {
+            return page
+        }
         var scoped = self
         if let viewerId { scoped.blockedWriters = Set(try await BlockSQL.counterparts(of: viewerId, db)) }
         return try await scoped.runScoped(db)
@@ -71,6 +73,7 @@ package struct SQLClassSearch {
     private func runScoped(_ db: any SQLExecutor) async throws -> Page<ClassView> {
         let keys: [Key]
         if search.sort == .distance, let circle = search.circle {
+            if let page = try await commonKeywordPageByIndex(db, circle: circle) { return page }
             if let found = try await nearestFirstInMemory(db, circle: circle) {
                 keys = found
             } else {
@@ -206,18 +209,36 @@ package struct SQLClassSearch {
         return index.nearestOrder(within: circle)
     }
 
+    /// A nearest-first page of a keyword's hits read in the index's order, as ``pageByIndex(_:order:circle:keyword:)``
+    /// reads one, when the index finds the keyword common enough (``ClassSearchIndex/nearestReach(of:wanted:_:)``) and
+    /// no filter but status and type narrows the hits; nil otherwise, or when the read reached its most listings before
+    /// the page settled: the walk reads the page then.
+    private func commonKeywordPageByIndex(_ db: any SQLExecutor, circle: ClassSearch.Circle) async throws -> Page<ClassView>? {
+        guard let keyword = search.keyword, search.keywordLocation == nil, search.box == nil, search.subjects == nil, search.targets == nil,
+              search.days == nil, search.minPrice == nil, search.maxPrice == nil, let order = index.nearestOrder(within: circle),
+              let reach = try await index.nearestReach(of: keyword, wanted: firstNearestLimit, db)
+        else { return nil }
+        return try await pageByIndex(db, order: order, circle: circle, keyword: (index.keyword(keyword, withinRanges: false), reach))
+    }
+
     /// A nearest-first page read in the index's order (``ClassSearchIndex/nearestOrder(within:)``), keys and listings in
-    /// one statement (``nearestStatement(_:limit:after:)``). Each listing's distance is computed here from its position,
-    /// as the in-memory walk does, and the listings beyond the radius (the index reads a cube around the circle) are left
-    /// out. The order ascends with the distance to within ``NearestOrder/margin``: no listing after the last one read is
-    /// nearer than that one's distance less the margin, so the page is final once the page's listings are all nearer
-    /// than that, or it is beyond the radius. The statement reads one listing more than the page wants for this; when
-    /// that does not settle the page, it is read again with four times the limit, each read whole in itself.
-    private func pageByIndex(_ db: any SQLExecutor, order: NearestOrder, circle: ClassSearch.Circle) async throws -> Page<ClassView> {
+    /// one statement (``nearestStatement(_:limit:after:keyword:)``). Each listing's distance is computed here from its
+    /// position, as the in-memory walk does, and the listings beyond the radius (the index reads a cube around the
+    /// circle) are left out. The order ascends with the distance to within ``NearestOrder/margin``: no listing after the
+    /// last one read is nearer than that one's distance less the margin, so the page is final once the page's listings
+    /// are all nearer than that, or it is beyond the radius. The statement reads one listing more than the page wants
+    /// for this; when that does not settle the page, it is read again with four times the limit, each read whole in
+    /// itself. With a `keyword`, the statement checks the nearest listings for its condition, `reach` of them at most:
+    /// then a read that settles no page, or finds fewer hits than its limit, returns nil.
+    private func pageByIndex(
+        _ db: any SQLExecutor, order: NearestOrder, circle: ClassSearch.Circle, keyword: (clause: KeywordClause, reach: Int)? = nil
+    ) async throws -> Page<ClassView>? {
         var limit = firstNearestLimit
         let start = startPosition.flatMap { position in position.value.double.map { (distance: $0, id: position.id) } }
         while true {
-            guard let statement = nearestStatement(order, limit: limit, after: startPosition) else { return Page(items: [], nextCursor: nil) }
+            guard let statement = nearestStatement(order, limit: limit, after: startPosition, keyword: keyword) else {
+                return Page(items: [], nextCursor: nil)
+            }
             let views = try await db.rows(statement).map(ClassView.init(row:))
             let read = views.map { view in
                 Key(id: view.listing.id, distance: view.listing.location.map { Haversine.distance($0, circle.center) } ?? .infinity)
@@ -229,9 +250,11 @@ package struct SQLClassSearch {
                 guard let start else { return true }
                 return distance > start.distance || (distance == start.distance && key.id > start.id)
             })
-            // A statement that read fewer listings than its limit read every one left.
+            // A statement that read fewer listings than its limit read every one left, unless its reach cut it short.
+            if views.count < limit, keyword != nil { return nil }
             if views.count == limit, let floor = read.last?.distance.map({ $0 - NearestOrder.margin }), floor <= circle.radius,
                !keys.settle(before: floor) {
+                if keyword != nil { return nil }
                 limit *= 4
                 continue
             }
@@ -239,13 +262,17 @@ package struct SQLClassSearch {
         }
     }
 
-    /// The statement of ``pageByIndex(_:order:circle:)``: up to `limit` listings in the index's order, from about the
-    /// distance of the cursor's `position` on, as the viewer sees them
+    /// The statement of ``pageByIndex(_:order:circle:keyword:)``: up to `limit` listings in the index's order, from about
+    /// the distance of the cursor's `position` on, as the viewer sees them
     /// (``ClassViewQuery/select(viewerId:_:from:extraColumns:join:where:orderBy:limit:moderated:)``, over the listings
-    /// the index read, whose whole rows it selects); nil when nothing can match. It is repeated
+    /// the index read, whose whole rows it selects); nil when nothing can match. With a `keyword`, those of the `reach`
+    /// nearest listings that satisfy its condition: a limit inside, which PostgreSQL reads in the index's order, and the
+    /// keyword outside, which it cannot then read from the keyword index instead. It is repeated
     /// (``SQLStatement/isRepeated``): PostgreSQL parses it once per connection and keeps a plan for any values, where
     /// parsing and planning it for its values took longer than running it.
-    private func nearestStatement(_ order: NearestOrder, limit: Int, after position: Position?) -> SQLStatement? {
+    private func nearestStatement(
+        _ order: NearestOrder, limit: Int, after position: Position?, keyword: (clause: KeywordClause, reach: Int)? = nil
+    ) -> SQLStatement? {
         guard let area = areaConditions(ranges: nil) else { return nil }
         var conditions = ["c.deleted_at IS NULL", order.within] + filterConditions + area.conditions
         // The viewer's blocks are left out here, not in Swift (``blockedWriters``).
@@ -255,17 +282,25 @@ package struct SQLClassSearch {
             guard let distance = position.value.double else { return nil }
             conditions.append(order.atLeast(distance - NearestOrder.margin))
         }
-        let keys: SQLStatement = """
+        let keys: SQLStatement = if let keyword {
+            """
+            SELECT \(raw: ClassViewQuery.listingColumns), c.deleted_at FROM (SELECT c.*, \(order.nearness) AS nearness FROM classes c
+                WHERE \(joined(conditions, " AND ")) ORDER BY nearness LIMIT \(keyword.reach)) c
+            WHERE \(keyword.clause.condition) ORDER BY c.nearness LIMIT \(limit)
+            """
+        } else {
+            """
             SELECT \(raw: ClassViewQuery.listingColumns), c.deleted_at FROM classes c
             WHERE \(joined(conditions, " AND ")) ORDER BY \(order.nearness) LIMIT \(limit)
             """
+        }
         // The index read already left out what moderation hides (``filterConditions``), before its limit counted.
         var statement = ClassViewQuery.select(viewerId: viewerId, dialect, from: "(\(keys)) c", where: "1 = 1", moderated: false)
         statement.isRepeated = true
         return statement
     }
 
-    /// How many listings ``pageByIndex(_:order:circle:)`` reads first: the page, its extra key that says there is
+    /// How many listings ``pageByIndex(_:order:circle:keyword:)`` reads first: the page, its extra key that says there is
     /// more, and one listing farther than both that settles them.
     private var firstNearestLimit: Int { page.limit + 2 }
 
