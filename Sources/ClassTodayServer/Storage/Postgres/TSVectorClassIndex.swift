@@ -92,7 +92,7 @@ struct TSVectorClassIndex: ClassSearchIndex {
     }
 
     /// A keyword that needs no verification, held by so many listings that `wanted` of them lie on average among the
-    /// nearest quarter of ``nearestReach`` listings (``HitEstimate``, one `EXPLAIN`), is read in the sphere index's order,
+    /// nearest third of ``nearestReach`` listings (``HitEstimate``, one `EXPLAIN`), is read in the sphere index's order,
     /// each listing's vector checked: finding a cell crowded with a word in 40 % of the listings took one GIN
     /// intersection of 2–7 ms, as it decodes most of the word's posting tree for the cell's listings, spread over the
     /// table; the 70 nearest listings were checked in 3–6 ms.
@@ -101,7 +101,7 @@ struct TSVectorClassIndex: ClassSearchIndex {
         let estimate = try await HitEstimate.read(keyword, nameOnly: false, excludingNames: false, district: nil, db)
         guard !estimate.isFloor, estimate.candidates > 0 else { return nil }
         let expected = Double(wanted) * estimate.listings / estimate.candidates
-        return 4 * expected <= Double(Self.nearestReach) ? Self.nearestReach : nil
+        return 3 * expected <= Double(Self.nearestReach) ? Self.nearestReach : nil
     }
 
     /// The most listings a nearest-first read of a common keyword checks (``nearestReach(of:wanted:_:)``) before the
