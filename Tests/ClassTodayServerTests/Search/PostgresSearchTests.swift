@@ -157,7 +157,7 @@ struct PostgresSearchTests {
         Self.logger.info("postgres search property test", metadata: ["nonEmpty": "\(nonEmpty)", "worstDistanceError": "\(worstDistanceError)"])
     }
 
-    @Test("a circle page without a keyword is one statement the nearest-first GiST index answers in its order; with a keyword it walks cells")
+    @Test("a circle page without a keyword is one statement the nearest-first GiST index answers in its order; with a keyword the statistics do not call common, it walks cells")
     func nearestIndexPlan() async throws {
         let store = try await Self.openStore()
         defer { store.close() }
