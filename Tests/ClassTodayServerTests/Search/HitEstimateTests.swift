@@ -144,7 +144,6 @@ struct PostgresHitEstimateTests {
     func strategies() async throws {
         let store = try await PostgresSearchTests.openStore()
         defer { store.close() }
-        let writer = try #require(try await PostgresSearchTests.insertUsers(1, store).first)
         // 12,000 listings, created one per millisecond:
         // - 수학, every third: a page lies among the newest listings, and is walked to;
         // - 기타, 2,000 among the 3,000 oldest: walked to, but not within HitEstimate.longestWalk, so sorted;
@@ -157,15 +156,7 @@ struct PostgresHitEstimateTests {
             ("요리 교실", "n % 3 <> 0 AND n > 6000 AND n % 10 IN (1, 2)"),
             ("요가", "n % 3 <> 0 AND n > 3000 AND NOT ((n <= 6000 AND n % 10 IN (1, 2, 3)) OR (n > 6000 AND n % 10 IN (1, 2)))"),
         ]
-        for (name, condition) in named {
-            let tokens = ClassSearchDocument.tokens(name: name, description: "")
-            try await store.database.execute("""
-                INSERT INTO classes (id, type, name, price_unit, writer_id, created_at, updated_at, name_search, search)
-                SELECT 'c' || lpad(n::text, 5, '0'), 'sell', \(name), 'hour', \(writer), 1700000000000 + n, 1700000000000 + n,
-                    array_to_tsvector(string_to_array(\(tokens), ' ')), array_to_tsvector(string_to_array(\(tokens), ' '))
-                FROM generate_series(1, 12000) AS n WHERE \(raw: condition)
-                """)
-        }
+        try await Self.insertListings(named, store)
         let repository = SQLClassRepository(database: store.database)
         try await store.database.execute("ANALYZE classes")
         for (word, expected, walked) in [("수학", 4_000, true), ("기타", 2_000, true), ("드럼", 600, false), ("요리", 800, false)] {
@@ -192,7 +183,6 @@ struct PostgresHitEstimateTests {
     func shortWalk() async throws {
         let store = try await PostgresSearchTests.openStore()
         defer { store.close() }
-        let writer = try #require(try await PostgresSearchTests.insertUsers(1, store).first)
         // 12,000 listings, created one per millisecond: 피아노, 30 among the 1,000 newest and 1,500 among the 3,000 oldest,
         // which also hold 1,500 of 피아, a candidate of the typo-tolerant 피아노 that it does not match. The candidates
         // are many, so a walk is chosen; it finds 30 within HitEstimate.longestWalk.
@@ -201,15 +191,7 @@ struct PostgresHitEstimateTests {
             ("피아노 레슨", "(n > 11000 AND n % 33 = 0) OR (n <= 3000 AND n % 2 = 1)"), ("피아 교실", "n <= 3000 AND n % 2 = 0"),
             ("요가", "n > 3000 AND NOT (n > 11000 AND n % 33 = 0)"),
         ]
-        for (name, condition) in named {
-            let tokens = ClassSearchDocument.tokens(name: name, description: "")
-            try await store.database.execute("""
-                INSERT INTO classes (id, type, name, price_unit, writer_id, created_at, updated_at, name_search, search)
-                SELECT 'c' || lpad(n::text, 5, '0'), 'sell', \(name), 'hour', \(writer), 1700000000000 + n, 1700000000000 + n,
-                    array_to_tsvector(string_to_array(\(tokens), ' ')), array_to_tsvector(string_to_array(\(tokens), ' '))
-                FROM generate_series(1, 12000) AS n WHERE \(raw: condition)
-                """)
-        }
+        try await Self.insertListings(named, store)
         try await store.database.execute("ANALYZE classes")
         let query = try #require(SearchTokenizer.query("피아노"))
         #expect(query.needsVerification)
@@ -227,5 +209,20 @@ struct PostgresHitEstimateTests {
         #expect(listings.count == 1_530)
         #expect(listings.allSatisfy { $0.name == "피아노 레슨" })
         #expect(listings.map(\.createdAt) == listings.map(\.createdAt).sorted(by: >), "newest first")
+    }
+
+    /// Inserts 12,000 listings `n` of one writer, created one per millisecond (`n` = 1 oldest): each named by the first
+    /// name whose SQL condition over `n` holds, tokens and all.
+    private static func insertListings(_ named: [(name: String, condition: String)], _ store: PostgresStore) async throws {
+        let writer = try #require(try await PostgresSearchTests.insertUsers(1, store).first)
+        for (name, condition) in named {
+            let tokens = ClassSearchDocument.tokens(name: name, description: "")
+            try await store.database.execute("""
+                INSERT INTO classes (id, type, name, price_unit, writer_id, created_at, updated_at, name_search, search)
+                SELECT 'c' || lpad(n::text, 5, '0'), 'sell', \(name), 'hour', \(writer), 1700000000000 + n, 1700000000000 + n,
+                    array_to_tsvector(string_to_array(\(tokens), ' ')), array_to_tsvector(string_to_array(\(tokens), ' '))
+                FROM generate_series(1, 12000) AS n WHERE \(raw: condition)
+                """)
+        }
     }
 }
