@@ -83,8 +83,8 @@ extension SearchQuery {
 
         /// With a typo allowed: for each syllable that may be the mistyped one, the tokens that do not touch it: at
         /// most two bigrams, the first and the last, with the unigram of a first or last syllable they leave out
-        /// (`공업수학` mistyped in `업` needs `공` and `수학`: in the bench's million listings, `수학` alone is held by 7 times as many); or the
-        /// other syllables' unigrams when no bigram is left.
+        /// (`공업수학` mistyped in `업` needs `공` and `수학`: in the bench's million listings, `수학` alone is held by seven
+        /// times as many); or the other syllables' unigrams when no bigram is left.
         private var typoAlternatives: [[TokenRequirement]] {
             var alternatives: [[TokenRequirement]] = []
             for typo in scalars.indices {

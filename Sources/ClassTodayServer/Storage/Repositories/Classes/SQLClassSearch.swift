@@ -61,6 +61,9 @@ package struct SQLClassSearch {
         if let order = nearestOrder, let circle = search.circle, let page = try await pageByIndex(db, order: order, circle: circle) {
             return page
         }
+        if search.sort == .distance, let circle = search.circle, let page = try await commonKeywordPageByIndex(db, circle: circle) {
+            return page
+        }
         var scoped = self
         if let viewerId { scoped.blockedWriters = Set(try await BlockSQL.counterparts(of: viewerId, db)) }
         return try await scoped.runScoped(db)
@@ -73,7 +76,6 @@ package struct SQLClassSearch {
     private func runScoped(_ db: any SQLExecutor) async throws -> Page<ClassView> {
         let keys: [Key]
         if search.sort == .distance, let circle = search.circle {
-            if let page = try await commonKeywordPageByIndex(db, circle: circle) { return page }
             if let found = try await nearestFirstInMemory(db, circle: circle) {
                 keys = found
             } else {
