@@ -164,6 +164,14 @@ package struct SQLClassSearch {
         return keys.finish()
     }
 
+    /// Whether the search has no filter but status and type beside its area and keyword: no district, box, subjects,
+    /// targets, days or prices, which the listings' points in memory do not hold and which leave a keyword's hits fewer
+    /// than its share of the listings says.
+    private var filtersOnlyByStatusAndType: Bool {
+        search.keywordLocation == nil && search.box == nil && search.subjects == nil && search.targets == nil && search.days == nil
+            && search.minPrice == nil && search.maxPrice == nil
+    }
+
     /// A listing's point in the in-memory walk: its distance from the centre and its packed id.
     private typealias PointKey = (distance: Double, id: UInt128)
 
@@ -172,8 +180,7 @@ package struct SQLClassSearch {
     /// with a statement may. Nil when the points cannot answer: the search has filters they do not hold (a keyword, a
     /// district, a box, masks, prices), its cursor is not one of their pages', or they cannot answer this read.
     private func nearestFirstInMemory(_ db: any SQLExecutor, circle: ClassSearch.Circle) async throws -> [Key]? {
-        guard search.keyword == nil, search.keywordLocation == nil, search.box == nil, search.subjects == nil, search.targets == nil,
-              search.days == nil, search.minPrice == nil, search.maxPrice == nil else { return nil }
+        guard search.keyword == nil, filtersOnlyByStatusAndType else { return nil }
         var after: PointKey?
         if let position = startPosition {
             guard case .double(let distance) = position.value, let id = Identifier.packed(position.id) else { return nil }
@@ -216,8 +223,7 @@ package struct SQLClassSearch {
     /// no filter but status and type narrows the hits; nil otherwise, or when the read reached its most listings before
     /// the page settled: the walk reads the page then.
     private func commonKeywordPageByIndex(_ db: any SQLExecutor, circle: ClassSearch.Circle) async throws -> Page<ClassView>? {
-        guard let keyword = search.keyword, search.keywordLocation == nil, search.box == nil, search.subjects == nil, search.targets == nil,
-              search.days == nil, search.minPrice == nil, search.maxPrice == nil, let order = index.nearestOrder(within: circle),
+        guard let keyword = search.keyword, filtersOnlyByStatusAndType, let order = index.nearestOrder(within: circle),
               let reach = try await index.nearestReach(of: keyword, wanted: firstNearestLimit, db)
         else { return nil }
         return try await pageByIndex(db, order: order, circle: circle, keyword: (index.keyword(keyword, withinRanges: false), reach))
