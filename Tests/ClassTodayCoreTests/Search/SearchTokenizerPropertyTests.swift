@@ -81,6 +81,30 @@ struct SearchTokenizerPropertyTests {
         }
     }
 
+    @Test("text of ASCII and Hangul syllables only normalizes on its fast path exactly as through NFKC")
+    func plainTextFastPath() {
+        typealias Normalizer = SearchTokenizer.TextNormalizer
+        var random = SeededRandom(seed: 11)
+        // Every ASCII scalar, syllables from both ends of the block, and scalars the fast path must leave alone: a
+        // compatibility jamo, conjoining jamo that compose with a syllable, a full-width letter, a soft hyphen, an
+        // accented capital, a no-break space, an ideographic space and a zero-width space.
+        let plain = (0...0x7F).map { Unicode.Scalar(UInt8($0)) } + ["가", "각", "힣", "수", "학", "\u{AC01}", "\u{D7A3}"]
+        let other: [Unicode.Scalar] = ["ㅅ", "\u{1100}", "\u{1161}", "\u{11A8}", "Ａ", "\u{AD}", "É", "\u{A0}", "\u{3000}", "\u{200B}"]
+        for round in 0..<3_000 {
+            let alphabet = round % 4 == 0 ? plain + other : plain
+            let scalars = (0..<Int.random(in: 0...24, using: &random)).map { _ in alphabet.randomElement(using: &random)! }
+            let text = String(String.UnicodeScalarView(scalars))
+            let isPlain = scalars.allSatisfy { $0.isASCII || (0xAC00...0xD7A3).contains($0.value) }
+            #expect((Normalizer.plainScalars(text) != nil) == isPlain, "\(text.debugDescription)")
+            let normalized = Normalizer.normalizedScalars(text)
+            let throughNFKC = Normalizer.collapseWhitespace(Normalizer.composedScalars(text))
+            guard normalized == throughNFKC else {
+                Issue.record("\(text.debugDescription) normalizes to \(normalized) on its fast path, \(throughNFKC) through NFKC")
+                return
+            }
+        }
+    }
+
     @Test("a document matches the query made of its own text")
     func documentMatchesItself() {
         var random = SeededRandom(seed: 7)
