@@ -49,9 +49,6 @@ public struct NearestCellWalk: Sendable {
     /// Whether no cell is left.
     public var isEmpty: Bool { queue.isEmpty }
 
-    /// The cells left, in no particular order: before the first pop, the cells covering the circle.
-    public var cells: [Geohash] { queue.map(\.cell) }
-
     /// Removes and returns the cell nearest to the centre (the smallest minimum distance), or nil when the
     /// walk is over.
     public mutating func popNearest() -> Entry? {

@@ -69,15 +69,13 @@ struct PostgresSearchTests {
         return search
     }
 
-    /// Every page of `search`, `limit` at a time; with `fewHits` 0, a keyword's nearest-first pages always walk cells.
-    static func allPages(
-        _ search: ClassSearch, limit: Int, _ repository: SQLClassRepository, fewHits: Int = SQLClassSearch.fewHits
-    ) async throws -> [ClassView] {
+    /// Every page of `search`, `limit` at a time.
+    static func allPages(_ search: ClassSearch, limit: Int, _ repository: SQLClassRepository) async throws -> [ClassView] {
         var views: [ClassView] = []
         var page = PageRequest(limit: limit)
         var pages = 0
         while true {
-            let result = try await repository.search(search, viewerId: nil, page: page, fewHits: fewHits)
+            let result = try await repository.search(search, viewerId: nil, page: page)
             views += result.items
             pages += 1
             guard let next = result.nextCursor, pages < 3000 else { break }
@@ -126,8 +124,7 @@ struct PostgresSearchTests {
         for round in 0..<300 {
             let search = Self.randomSearch(&random)
             let limit = [5, 20, 100].randomElement(using: &random)!
-            // Every other round walks, as the fixture's keyword hits are all few.
-            let views = try await Self.allPages(search, limit: limit, repository, fewHits: round.isMultiple(of: 2) ? SQLClassSearch.fewHits : 0)
+            let views = try await Self.allPages(search, limit: limit, repository)
             let expected = Set(live.filter { listing in
                 search.matchesFilters(listing)
                     && (search.keyword.map { $0.matches(listing.name + "\n" + listing.description) } ?? true)

@@ -54,11 +54,11 @@ struct TSVectorClassIndex: ClassSearchIndex {
         KeywordClause(condition: "c.search @@ \(keyword.tsQuery)::tsquery")
     }
 
-    /// The keyword's hits in the cells from one GIN intersection (their ids).
-    func hits(in cells: [Geohash], keyword: SearchQuery, capacity: Int) -> CellCandidates? {
-        ClassSearchDocument.cellTokens(cells).map { tokens in
-            let query = "(\(keyword.tsQuery)) & (\(tokens.map(Self.cellQuery).joined(separator: " | ")))"
-            return .hits("SELECT id AS key FROM classes WHERE search @@ \(query)::tsquery", keyColumn: "c.id", capacity: capacity)
+    /// The keyword's hits in the cell from one GIN intersection (their ids).
+    func hits(in cell: Geohash, keyword: SearchQuery) -> CellCandidates? {
+        ClassSearchDocument.cellToken(cell).map { token in
+            let query = "(\(keyword.tsQuery)) & \(Self.cellQuery(token))"
+            return .hits("SELECT id AS key FROM classes WHERE search @@ \(query)::tsquery", keyColumn: "c.id")
         }
     }
 

@@ -47,10 +47,10 @@ struct FTS5ClassIndex: ClassSearchIndex {
                              verification: verification)
     }
 
-    /// The keyword's hits in the cells from one FTS query (their rowids).
-    func hits(in cells: [Geohash], keyword: SearchQuery, capacity: Int) -> CellCandidates? {
-        ClassSearchDocument.match(keyword, in: cells).map { match in
-            .hits("SELECT rowid AS key FROM class_search WHERE class_search MATCH \(match)", keyColumn: "c.rowid", capacity: capacity)
+    /// The keyword's hits in the cell from one FTS query (their rowids).
+    func hits(in cell: Geohash, keyword: SearchQuery) -> CellCandidates? {
+        ClassSearchDocument.match(keyword, in: cell).map { match in
+            .hits("SELECT rowid AS key FROM class_search WHERE class_search MATCH \(match)", keyColumn: "c.rowid")
         }
     }
 

@@ -88,21 +88,11 @@ package enum ClassSearchDocument {
         "\(nameOnly ? "name" : "tokens") : (\(keyword.ftsMatchExpression))"
     }
 
-    /// ``match(_:)`` restricted to listings stored in one of `cells` or, for cells finer than ``cellPrecisions``, in
-    /// its enclosing cell of the finest stored precision (callers keep the geohash range condition); nil when a cell is
+    /// ``match(_:)`` restricted to listings stored in `cell` or, for cells finer than ``cellPrecisions``, in its
+    /// enclosing cell of the finest stored precision (callers keep the geohash range condition); nil for cells
     /// coarser than ``cellPrecisions``.
-    static func match(_ keyword: SearchQuery, in cells: [Geohash]) -> String? {
-        cellTokens(cells).map { tokens in match(keyword) + " AND cells : (\(tokens.map { "\"\($0)\"" }.joined(separator: " OR ")))" }
-    }
-
-    /// The cell tokens (``cellToken(_:)``) of `cells`, each once; nil when a cell has none.
-    static func cellTokens(_ cells: [Geohash]) -> [String]? {
-        var tokens: [String] = []
-        for cell in cells {
-            guard let token = cellToken(cell) else { return nil }
-            if !tokens.contains(token) { tokens.append(token) }
-        }
-        return tokens.isEmpty ? nil : tokens
+    static func match(_ keyword: SearchQuery, in cell: Geohash) -> String? {
+        cellToken(cell).map { match(keyword) + " AND cells : \"\($0)\"" }
     }
 
     /// The cell token that holds every listing stored in `cell` or, for cells finer than ``cellPrecisions``, in its

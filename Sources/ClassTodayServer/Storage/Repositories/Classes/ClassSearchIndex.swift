@@ -15,10 +15,9 @@ protocol ClassSearchIndex: Sendable {
     func remove(classId: String, _ db: any SQLExecutor) async throws
     /// How a search statement over `classes c` selects the listings whose tokens hold `keyword`'s.
     func keyword(_ keyword: SearchQuery, withinRanges: Bool) -> KeywordClause
-    /// What a nearest-first read of `cells` for a search with `keyword` reads first: the cells' hits, from the keyword
-    /// index, `capacity` at most for the cells to be read; nil when the index holds no token for one of the cells, whose
-    /// listings the walk then reads by range.
-    func hits(in cells: [Geohash], keyword: SearchQuery, capacity: Int) -> CellCandidates?
+    /// What a nearest-first walk reads first of `cell` for a search with `keyword`: the cell's hits, from the keyword
+    /// index; nil when the index holds no token for the cell, whose listings the walk then reads by range.
+    func hits(in cell: Geohash, keyword: SearchQuery) -> CellCandidates?
     /// What a nearest-first walk reads first of a cell it reads by its geohash range `range`: the range's listings.
     func candidates(in range: GeohashRange) -> CellCandidates
     /// Readies the rest of the caller's read for a nearest-first walk, whose cell statements the backend may plan once
@@ -140,10 +139,10 @@ struct CellCandidates {
             """, capacity: capacity, restriction: nil)
     }
 
-    /// The cells' keyword hits, `capacity` at most for the cells to be read: `select` selects their keys, as a column
-    /// `key`, from the keyword index; `keyColumn` is the column of `classes c` they are.
-    static func hits(_ select: SQLStatement, keyColumn: String, capacity: Int) -> CellCandidates {
-        CellCandidates(select: "\(select) LIMIT \(capacity + 1)", capacity: capacity,
+    /// The cell's keyword hits: `select` selects their keys, as a column `key`, from the keyword index; `keyColumn`
+    /// is the column of `classes c` they are.
+    static func hits(_ select: SQLStatement, keyColumn: String) -> CellCandidates {
+        CellCandidates(select: "\(select) LIMIT \(crowdedKeywordCell + 1)", capacity: crowdedKeywordCell,
                        restriction: "\(raw: keyColumn) IN (SELECT key FROM \(raw: table))")
     }
 

@@ -97,13 +97,7 @@ public struct SQLClassRepository: ClassRepository {
     }
 
     public func search(_ search: ClassSearch, viewerId: String?, page: PageRequest) async throws -> Page<ClassView> {
-        try await self.search(search, viewerId: viewerId, page: page, fewHits: SQLClassSearch.fewHits)
-    }
-
-    /// ``search(_:viewerId:page:)`` reading at most `fewHits` keyword hits at once before walking cells
-    /// (``SQLClassSearch/fewHits``): tests walk with 0.
-    package func search(_ search: ClassSearch, viewerId: String?, page: PageRequest, fewHits: Int) async throws -> Page<ClassView> {
-        try await SQLClassSearch(search: search, page: page, viewerId: viewerId, dialect: database.dialect, fewHits: fewHits).run(on: database)
+        try await SQLClassSearch(search: search, page: page, viewerId: viewerId, dialect: database.dialect).run(on: database)
     }
 
     public func upgradeKeywordIndex(batchSize: Int) async throws -> Int {

@@ -30,17 +30,13 @@ package struct SQLClassSearch {
     let viewerId: String?
     /// The backend's SQL.
     let dialect: SQLDialect
-    /// The most keyword hits a nearest-first page reads in one statement before it walks (``fewHitsKeys(_:cells:)``).
-    let fewHits: Int
 
-    /// The search `search` for the page `page` as `viewerId` sees it, in `dialect`'s SQL; `fewHits` is for tests, which
-    /// walk with 0.
-    package init(search: ClassSearch, page: PageRequest, viewerId: String?, dialect: SQLDialect, fewHits: Int = Self.fewHits) {
+    /// The search `search` for the page `page` as `viewerId` sees it, in `dialect`'s SQL.
+    package init(search: ClassSearch, page: PageRequest, viewerId: String?, dialect: SQLDialect) {
         self.search = search
         self.page = page
         self.viewerId = viewerId
         self.dialect = dialect
-        self.fewHits = fewHits
     }
 
     /// The backend's keyword index.
@@ -153,7 +149,6 @@ package struct SQLClassSearch {
 
     private func nearestFirst(_ db: any SQLExecutor, circle: ClassSearch.Circle) async throws -> [Key] {
         var walk = NearestCellWalk(center: circle.center, radius: circle.radius)
-        if let keys = try await fewHitsKeys(db, cells: walk.cells) { return keys }
         var keys = NearestFirstPage<Key, String>(wanted: page.limit + 1, distance: { $0.distance ?? 0 }, id: { $0.id })
         var rangeCells: RangeCellStatement?
         while let entry = walk.popNearest(), !keys.settle(before: entry.minimumDistance) {
@@ -317,32 +312,10 @@ package struct SQLClassSearch {
     /// more, and one listing farther than both that settles them.
     private var firstNearestLimit: Int { page.limit + 2 }
 
-    /// The keys of a keyword's nearest-first page read in one statement over `cells`, the walk's cover of the circle,
-    /// when the keyword index finds at most ``fewHits`` hits there; nil when it finds more, or holds no token for a
-    /// cell, and the walk reads the page. Each of the walk's statements intersects the keyword's tokens with a cell's in
-    /// the index, which costs about as much as the keyword's whole intersection: a word whose hits are few and far
-    /// apart, or none, made the walk split and read every cell of the circle (114 statements for `없는말` within
-    /// 50 km, 0.5 s), where this reads them all once.
-    private func fewHitsKeys(_ db: any SQLExecutor, cells: [Geohash]) async throws -> [Key]? {
-        guard let keyword = search.keyword, fewHits > 0, let hits = index.hits(in: cells, keyword: keyword, capacity: fewHits),
-              let (statement, confirmedHere) = cellStatement(hits, ranges: cells.map(GeohashRange.init(cell:)), limit: page.limit + 1)
-        else { return nil }
-        return try await cellKeys(db, statement: statement, confirmedHere: confirmedHere, limit: page.limit + 1)
-    }
-
-    /// The most keyword hits ``fewHitsKeys(_:cells:)`` reads by default, each with its text when it needs confirming.
-    package static let fewHits = 4_096
-
     /// Up to `limit` keys of a walk's cell that satisfy everything, after the cursor, read in one statement
     /// (``cellStatement(_:limit:rangeCells:)``); nil when the cell is crowded.
     private func cellKeys(_ db: any SQLExecutor, cell: Geohash, limit: Int, rangeCells: inout RangeCellStatement?) async throws -> [Key]? {
         guard let (statement, confirmedHere) = cellStatement(cell, limit: limit, rangeCells: &rangeCells) else { return [] }
-        return try await cellKeys(db, statement: statement, confirmedHere: confirmedHere, limit: limit)
-    }
-
-    /// Up to `limit` keys that `statement`, a cell's (``cellStatement(_:ranges:limit:)``), reads, confirming
-    /// `confirmedHere` on their text; nil when the cell is crowded.
-    private func cellKeys(_ db: any SQLExecutor, statement: SQLStatement, confirmedHere: SearchQuery?, limit: Int) async throws -> [Key]? {
         let rows = try await db.rows(statement)
         guard let isRead: Bool = try rows.first?["cell_read"], isRead else { return nil }
         let fetched = try rows.filter { try $0.value("id") != .null }.map { try Key(row: $0, sort: search.sort) }
@@ -355,8 +328,8 @@ package struct SQLClassSearch {
     private func cellStatement(
         _ cell: Geohash, limit: Int, rangeCells: inout RangeCellStatement?
     ) -> (SQLStatement, confirmedHere: SearchQuery?)? {
-        if let keyword = search.keyword, let hits = index.hits(in: [cell], keyword: keyword, capacity: CellCandidates.crowdedKeywordCell) {
-            return cellStatement(hits, ranges: [GeohashRange(cell: cell)], limit: limit)
+        if let keyword = search.keyword, let hits = index.hits(in: cell, keyword: keyword) {
+            return cellStatement(hits, range: GeohashRange(cell: cell), limit: limit)
         }
         if rangeCells == nil { rangeCells = rangeCellStatement() }
         return rangeCells?.bound(to: cell, limit: limit)
@@ -365,21 +338,21 @@ package struct SQLClassSearch {
     /// The walk's statement for the cells it reads by geohash range, with marks for the range and the limit.
     private func rangeCellStatement() -> RangeCellStatement? {
         let range = GeohashRange(lower: RangeCellStatement.lowerMark, upper: RangeCellStatement.upperMark)
-        return cellStatement(index.candidates(in: range), ranges: [range], limit: RangeCellStatement.limitMark).map(RangeCellStatement.init)
+        return cellStatement(index.candidates(in: range), range: range, limit: RangeCellStatement.limitMark).map(RangeCellStatement.init)
     }
 
-    /// The statement reading the walk's cell, `ranges`, whose candidates are `candidates`: it first finds them, says in
+    /// The statement reading the walk's cell `range` whose candidates are `candidates`: it first finds them, says in
     /// `cell_read` whether they are few enough to read, and only then reads the keys of up to `limit` listings (all
     /// the candidates when some may be left out in Swift). It is prepared once for the walk's next cells. Also returns
     /// the keyword to confirm in Swift; nil when nothing can match.
     private func cellStatement(
-        _ candidates: CellCandidates, ranges: [GeohashRange], limit: Int
+        _ candidates: CellCandidates, range: GeohashRange, limit: Int
     ) -> (SQLStatement, confirmedHere: SearchQuery?)? {
         let clause = search.keyword.map { index.keyword($0, withinRanges: true) }
         let confirmedHere = confirmedHere(clause, restricted: candidates.restriction != nil)
         let filtersHere = confirmedHere != nil || !blockedWriters.isEmpty
         let gate: SQLStatement = "(SELECT COUNT(*) FROM \(raw: CellCandidates.table)) <= \(candidates.capacity)"
-        guard let read = statement(ranges: ranges, limit: filtersHere ? candidates.capacity : limit, after: startPosition,
+        guard let read = statement(ranges: [range], limit: filtersHere ? candidates.capacity : limit, after: startPosition,
                                    keyword: clause, restriction: candidates.restriction, gate: gate, withText: confirmedHere != nil)
         else { return nil }
         var statement: SQLStatement = """
