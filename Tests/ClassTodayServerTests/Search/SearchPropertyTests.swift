@@ -123,6 +123,41 @@ struct SearchPropertyTests {
         return search
     }
 
+    @Test("a keyword's nearest-first pages, typo-tolerant and initial-consonant words and words held by none included, equal brute force in order")
+    func keywordNearestFirst() async throws {
+        let fixture = try await Fixture(seed: 20261126, count: 2500)
+        var random = SeededRandom(seed: 26)
+        let keywords = Self.words + ["피아너", "요가수엽", "ㅅㅎ", "없는말"]
+        var found = 0
+        for round in 0..<120 {
+            var search = ClassSearch()
+            let hotspot = Self.hotspots[round % 2]
+            let center = GeoPoint(lat: hotspot.lat + Double.random(in: -0.1...0.1, using: &random),
+                                  lon: hotspot.lon + Double.random(in: -0.1...0.1, using: &random))
+            search.circle = .init(center: center, radius: [500.0, 3000, 20_000, 50_000].randomElement(using: &random)!)
+            search.keyword = SearchTokenizer.query(keywords.randomElement(using: &random)!)
+            search.status = [.open, nil].randomElement(using: &random)!
+            search.sort = .distance
+            let viewerId = Bool.random(using: &random) ? fixture.viewer : nil
+            let limit = [5, 20].randomElement(using: &random)!
+            let expected = fixture.listings.filter { listing in
+                search.matchesFilters(listing) && search.keyword?.matches(listing.name + "\n" + listing.description) == true
+                    && (viewerId == nil || !fixture.blockedWriters.contains(listing.writerId))
+            }.map { (Haversine.distance(center, $0.location!), $0.id) }.sorted { $0 < $1 }.map(\.1)
+            found += expected.count
+            var ids: [String] = []
+            var page = PageRequest(limit: limit)
+            while true {
+                let result = try await fixture.repository.search(search, viewerId: viewerId, page: page)
+                ids += result.items.map(\.listing.id)
+                guard let next = result.nextCursor, ids.count <= expected.count else { break }
+                page = PageRequest(limit: limit, after: try PageCursor.decode(next, ordering: search.sort.rawValue))
+            }
+            #expect(ids == expected, "round \(round): \(search)")
+        }
+        #expect(found > 1_000, "the searches should find many listings")
+    }
+
     @Test("random circles, boxes, keywords and filters, anonymous or by a viewer with blocks both ways, return exactly the brute-force set, each once, in order")
     func againstBruteForce() async throws {
         let fixture = try await Fixture(seed: 20261122, count: 2500)
