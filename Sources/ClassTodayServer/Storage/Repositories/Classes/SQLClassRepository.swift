@@ -97,7 +97,13 @@ public struct SQLClassRepository: ClassRepository {
     }
 
     public func search(_ search: ClassSearch, viewerId: String?, page: PageRequest) async throws -> Page<ClassView> {
-        try await SQLClassSearch(search: search, page: page, viewerId: viewerId, dialect: database.dialect).run(on: database)
+        try await self.search(search, viewerId: viewerId, page: page, fewHits: SQLClassSearch.fewHits)
+    }
+
+    /// ``search(_:viewerId:page:)`` with a walk reading at most `fewHits` keyword hits at once when it goes far
+    /// (``SQLClassSearch/fewHits``): tests set 0 so that a walk reads all its cells.
+    package func search(_ search: ClassSearch, viewerId: String?, page: PageRequest, fewHits: Int) async throws -> Page<ClassView> {
+        try await SQLClassSearch(search: search, page: page, viewerId: viewerId, dialect: database.dialect, fewHits: fewHits).run(on: database)
     }
 
     public func upgradeKeywordIndex(batchSize: Int) async throws -> Int {
