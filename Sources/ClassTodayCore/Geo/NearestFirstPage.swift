@@ -17,7 +17,8 @@
 public struct NearestFirstPage<Item, ID: Comparable> {
     // Inlinable, so that the server's walk sorts its own keys without a generic call per comparison. Pass closures
     // rather than key paths: a key path is projected through the runtime at each comparison.
-    @usableFromInline let wanted: Int
+    /// How many items the page is for.
+    public let wanted: Int
     @usableFromInline let distance: (Item) -> Double
     @usableFromInline let id: (Item) -> ID
     @usableFromInline var settled: [Item] = []
@@ -32,6 +33,10 @@ public struct NearestFirstPage<Item, ID: Comparable> {
         self.distance = distance
         self.id = id
     }
+
+    /// How many items the page holds so far, settled or not.
+    @inlinable
+    public var count: Int { settled.count + pending.count }
 
     /// How many more items the page needs: no cell needs to give more than this.
     @inlinable

@@ -58,7 +58,13 @@ struct SearchPropertyTests {
         /// The two writers ``viewer`` must not see.
         let blockedWriters: Set<String>
 
-        init(seed: UInt64, count: Int) async throws {
+        /// ``SearchPropertyTests/randomListings(count:writers:random:)``, `count` of them.
+        convenience init(seed: UInt64, count: Int) async throws {
+            try await self.init(seed: seed) { writers, random in SearchPropertyTests.randomListings(count: count, writers: writers, random: &random) }
+        }
+
+        /// The listings `make` makes for the fixture's writers.
+        init(seed: UInt64, listings make: ([String], inout SeededRandom) -> [ClassListing]) async throws {
             var random = SeededRandom(seed: seed)
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("classtoday-search-\(UUID().uuidString)").path
             store = try SQLiteStore.open(path: folder + "/db.sqlite", durableCommits: false)
@@ -76,7 +82,7 @@ struct SearchPropertyTests {
             self.writers = writers
             repository = SQLClassRepository(database: store.database)
             var created: [ClassListing] = []
-            for listing in SearchPropertyTests.randomListings(count: count, writers: writers, random: &random) {
+            for listing in make(writers, &random) {
                 created.append(try await repository.create(listing).listing)
             }
             listings = created
@@ -160,6 +166,39 @@ struct SearchPropertyTests {
             }
         }
         #expect(found > 1_000, "the searches should find many listings")
+    }
+
+    @Test("a typo-tolerant word whose unmatched candidates crowd the centre and whose matches lie far is read from its hits at once, confirmed on their text")
+    func farMatchesAmongNearCandidates() async throws {
+        let center = Self.hotspots[0]
+        // `피아트` holds `피아`, as `피아너`'s candidates must, but differs from `피아노` in two jamo; the matches lie 10-45 km out.
+        let fixture = try await Fixture(seed: 11) { writers, random in
+            SearchPropertyTests.randomListings(count: 380, writers: writers, random: &random).enumerated().map { index, listing in
+                var listing = listing
+                let decoy = index < 300
+                (listing.name, listing.description, listing.status) = (decoy ? "피아트 수업" : "피아노 레슨", "설명", .open)
+                repeat {
+                    listing.location = random.point(near: center, spread: decoy ? 0.02 : 0.4)
+                } while !decoy && !(10_000...45_000).contains(Haversine.distance(center, listing.location!))
+                return listing
+            }
+        }
+        var search = ClassSearch()
+        search.circle = .init(center: center, radius: 50_000)
+        search.keyword = SearchTokenizer.query("피아너")
+        search.sort = .distance
+        let expected = fixture.listings.filter { $0.name == "피아노 레슨" }.map { (Haversine.distance(center, $0.location!), $0.id) }.sorted { $0 < $1 }
+        for (fewHits, limit) in [(SQLClassSearch.fewHits, 5), (SQLClassSearch.fewHits, 20), (0, 20), (8, 20)] {
+            var ids: [String] = []
+            var page = PageRequest(limit: limit)
+            while true {
+                let result = try await fixture.repository.search(search, viewerId: nil, page: page, fewHits: fewHits)
+                ids += result.items.map(\.listing.id)
+                guard let next = result.nextCursor, ids.count <= expected.count else { break }
+                page = PageRequest(limit: limit, after: try PageCursor.decode(next, ordering: search.sort.rawValue))
+            }
+            #expect(ids == expected.map(\.1), "fewHits \(fewHits), limit \(limit)")
+        }
     }
 
     @Test("random circles, boxes, keywords and filters, anonymous or by a viewer with blocks both ways, return exactly the brute-force set, each once, in order")

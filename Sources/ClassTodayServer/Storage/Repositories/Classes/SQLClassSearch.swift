@@ -155,12 +155,18 @@ package struct SQLClassSearch {
         var walk = NearestCellWalk(center: circle.center, radius: circle.radius)
         var keys = NearestFirstPage<Key, String>(wanted: page.limit + 1, distance: { $0.distance ?? 0 }, id: { $0.id })
         var rangeCells: RangeCellStatement?
-        var cellsRead = 0
+        var cellsRead = 0, nextCheck = search.keyword == nil ? Int.max : Self.cellsBeforeHits
         while let entry = walk.popNearest(), !keys.settle(before: entry.minimumDistance) {
-            cellsRead += 1
-            if cellsRead == Self.cellsBeforeHits, let found = try await keysFromHits(db) { return found }
             if let read = try await cellKeys(db, cell: entry.cell, limit: keys.stillWanted, rangeCells: &rangeCells) {
                 keys.add(read)
+                cellsRead += 1
+                if cellsRead == nextCheck {
+                    nextCheck *= 2
+                    if 4 * keys.count < keys.wanted {
+                        if let found = try await keysFromHits(db) { return found }
+                        nextCheck = .max
+                    }
+                }
             } else if entry.cell.precision < Geohash.storagePrecision {
                 walk.split(entry)
             } else {
@@ -171,9 +177,10 @@ package struct SQLClassSearch {
         return keys.finish()
     }
 
-    /// How many cells a keyword's walk reads before it counts the keyword's hits (``keysFromHits(_:)``): a page whose
-    /// hits lie near the centre is read by then.
-    private static let cellsBeforeHits = 6
+    /// How many cells a keyword's walk reads before it asks whether its hits are few (``keysFromHits(_:)``), when it
+    /// has found less than a quarter of its page by then; it asks again, once at most, after twice as many cells and so
+    /// on. A page whose matches lie near the centre is read by then, or soon after.
+    private static let cellsBeforeHits = 4
 
     /// The most hits ``keysFromHits(_:)`` reads at once by default.
     package static let fewHits = 8_192
