@@ -62,13 +62,6 @@ struct TSVectorClassIndex: ClassSearchIndex {
         }
     }
 
-    /// Counted from one GIN intersection, whose heap rows are read up to the limit.
-    func hitCount(of keyword: SearchQuery, atMost limit: Int, _ db: any SQLExecutor) async throws -> Int {
-        try await db.row("""
-            SELECT COUNT(*) AS hits FROM (SELECT 1 FROM classes WHERE search @@ \(keyword.tsQuery)::tsquery LIMIT \(limit + 1)) h
-            """)?["hits"] ?? 0
-    }
-
     /// The range's listings on the geohash index.
     func candidates(in range: GeohashRange) -> CellCandidates {
         .range(range, from: "classes", capacity: Self.crowdedCell)

@@ -54,13 +54,6 @@ struct FTS5ClassIndex: ClassSearchIndex {
         }
     }
 
-    /// Counted in the FTS index alone, which stops at the limit.
-    func hitCount(of keyword: SearchQuery, atMost limit: Int, _ db: any SQLExecutor) async throws -> Int {
-        try await db.row("""
-            SELECT COUNT(*) AS hits FROM (SELECT rowid FROM class_search WHERE class_search MATCH \(ClassSearchDocument.match(keyword)) LIMIT \(limit + 1))
-            """)?["hits"] ?? 0
-    }
-
     /// The range's listings on the geohash index, without reading a row.
     func candidates(in range: GeohashRange) -> CellCandidates {
         .range(range, from: "classes \(rangeHint)")

@@ -32,9 +32,6 @@ protocol ClassSearchIndex: Sendable {
     /// (``nearestOrder(within:)``), when the keyword is so common that `wanted` hits lie among the nearest few; nil
     /// when the walk reads its hits from the keyword index instead.
     func nearestReach(of keyword: SearchQuery, wanted: Int, _ db: any SQLExecutor) async throws -> Int?
-    /// How many listings' tokens hold `keyword`'s, counted up to `limit + 1` at most: the deleted and hidden ones
-    /// included where the index still holds them.
-    func hitCount(of keyword: SearchQuery, atMost limit: Int, _ db: any SQLExecutor) async throws -> Int
 
     /// One read of the walk behind relevance order: the listings satisfying `conditions` (over `classes c`) whose
     /// tokens hold `keyword`'s index condition, or their name's alone with `nameOnly`, newest first (`created_at`,

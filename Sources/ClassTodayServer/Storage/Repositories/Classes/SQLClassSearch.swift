@@ -186,18 +186,29 @@ package struct SQLClassSearch {
     package static let fewHits = 8_192
 
     /// The keys of a keyword's nearest-first page read from all of its hits at once, when the index holds ``fewHits``
-    /// at most (``ClassSearchIndex/hitCount(of:atMost:_:)``); nil otherwise, and the walk goes on. Each of a walk's cell
+    /// at most; nil otherwise, and the walk goes on. Each of a walk's cell
     /// statements intersects the keyword's tokens with the cell's, which costs about as much as the keyword's own
     /// intersection: a word whose matches are few and far apart, or none, made the walk read every cell of a large
-    /// circle (114 statements for `없는말` within 50 km, 0.5 s). Here one statement selects every hit within the circle
-    /// after the cursor, nearest first, by key and distance; a keyword that needs confirming is then confirmed on the
-    /// text of the nearest ones, read by id in growing batches until the page is full.
+    /// circle (114 statements for `없는말` within 50 km, 0.5 s). Here one statement reads every hit, ``fewHits`` + 1 at
+    /// most, by key and distance; those within the circle after the cursor are sorted here, nearest first, and a
+    /// keyword that needs confirming is confirmed on the text of the nearest ones, read by id in growing batches until
+    /// the page is full.
     private func keysFromHits(_ db: any SQLExecutor) async throws -> [Key]? {
-        guard let keyword = search.keyword, fewHits > 0, try await index.hitCount(of: keyword, atMost: fewHits, db) <= fewHits else { return nil }
-        // The index's condition alone: a keyword's SQL confirmation (SQLite's) would confirm every hit, near or far.
-        let hitsOnly = KeywordClause(condition: index.keyword(keyword, withinRanges: false).condition)
-        guard let statement = statement(ranges: nil, limit: fewHits + 1, after: startPosition, keyword: hitsOnly) else { return [] }
-        let hits = try await db.rows(statement).map { try Key(row: $0, sort: .distance) }.filter { accepts($0, confirming: nil) }
+        guard let keyword = search.keyword, fewHits > 0, let area = areaConditions(ranges: nil), let distance = area.distance,
+              let circle = search.circle
+        else { return nil }
+        // The index's condition alone, the limit before any other: a keyword's SQL confirmation (SQLite's) would confirm
+        // every hit, near or far, and a distance condition would read every hit to count those within.
+        let conditions = ["c.deleted_at IS NULL", index.keyword(keyword, withinRanges: false).condition] + filterConditions + area.conditions
+        let rows = try await db.rows("""
+            SELECT \(keyColumns), \(distance) AS distance FROM classes c WHERE \(joined(conditions, " AND ")) LIMIT \(fewHits + 1)
+            """)
+        guard rows.count <= fewHits else { return nil }
+        let start = startPosition.flatMap { position in position.value.double.map { (distance: $0, id: position.id) } }
+        let hits = try rows.map { try Key(row: $0, sort: .distance) }.filter { key in
+            guard let distance = key.distance, distance <= circle.radius, accepts(key, confirming: nil) else { return false }
+            return start.map { (distance, key.id) > $0 } ?? true
+        }.sorted { ($0.distance ?? 0, $0.id) < ($1.distance ?? 0, $1.id) }
         let wanted = page.limit + 1
         guard keyword.needsVerification else { return Array(hits.prefix(wanted)) }
         var keys: [Key] = []
@@ -214,6 +225,12 @@ package struct SQLClassSearch {
             batch = min(2 * batch, Self.largestConfirmationBatch)
         }
         return Array(keys.prefix(wanted))
+    }
+
+    /// The columns of a ``Key`` read over `classes c`, before its sort values: the writer's too when the viewer blocks
+    /// some.
+    private var keyColumns: SQLStatement {
+        blockedWriters.isEmpty ? "c.id, c.created_at" : "c.id, c.created_at, c.writer_id"
     }
 
     /// The most hits ``keysFromHits(_:)`` confirms per statement.
@@ -536,7 +553,7 @@ package struct SQLClassSearch {
     /// The columns a relevance read selects for `tier`: the name when the tier needs it, the description when the
     /// keyword must be confirmed on the whole text.
     private func relevanceColumns(_ area: AreaConditions, tier: SearchQuery.RelevanceTier, keyword: SearchQuery) -> SQLStatement {
-        var columns: SQLStatement = blockedWriters.isEmpty ? "c.id, c.created_at" : "c.id, c.created_at, c.writer_id"
+        var columns = keyColumns
         if let distance = area.distance { columns.append(", \(distance) AS distance") }
         if tier == .description || keyword.needsVerification { columns.append(", c.name") }
         if tier == .description, keyword.needsVerification { columns.append(", c.description") }
@@ -596,7 +613,7 @@ package struct SQLClassSearch {
         restriction: SQLStatement? = nil, gate: SQLStatement? = nil, withText: Bool = false
     ) -> SQLStatement? {
         guard let area = areaConditions(ranges: ranges) else { return nil }
-        var columns: SQLStatement = blockedWriters.isEmpty ? "c.id, c.created_at" : "c.id, c.created_at, c.writer_id"
+        var columns = keyColumns
         var conditions = filterConditions + area.conditions
         var outer: [SQLStatement] = []
         var hint = ranges == nil ? "" : index.rangeHint
