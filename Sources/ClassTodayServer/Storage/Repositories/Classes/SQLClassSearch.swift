@@ -186,13 +186,12 @@ package struct SQLClassSearch {
     package static let fewHits = 8_192
 
     /// The keys of a keyword's nearest-first page read from all of its hits at once, when the index holds ``fewHits``
-    /// at most; nil otherwise, and the walk goes on. Each of a walk's cell
-    /// statements intersects the keyword's tokens with the cell's, which costs about as much as the keyword's own
-    /// intersection: a word whose matches are few and far apart, or none, made the walk read every cell of a large
-    /// circle (114 statements for `없는말` within 50 km, 0.5 s). Here one statement reads every hit, ``fewHits`` + 1 at
-    /// most, by key and distance; those within the circle after the cursor are sorted here, nearest first, and a
-    /// keyword that needs confirming is confirmed on the text of the nearest ones, read by id in growing batches until
-    /// the page is full.
+    /// at most; nil otherwise, and the walk goes on. Each of a walk's cell statements intersects the keyword's tokens
+    /// with the cell's, which costs about as much as the keyword's own intersection: a word whose matches are few and far
+    /// apart, or none, made the walk read every cell of a large circle (114 statements for `없는말` within 50 km, 0.5 s).
+    /// Here one statement reads every hit, ``fewHits`` + 1 at most, by key and distance, with its text when the keyword
+    /// needs confirming (the rows the index read are read anyway); those within the circle after the cursor are sorted
+    /// here, nearest first, and confirmed in that order until the page is full.
     private func keysFromHits(_ db: any SQLExecutor) async throws -> [Key]? {
         guard let keyword = search.keyword, fewHits > 0, let area = areaConditions(ranges: nil), let distance = area.distance,
               let circle = search.circle
@@ -200,31 +199,18 @@ package struct SQLClassSearch {
         // The index's condition alone, the limit before any other: a keyword's SQL confirmation (SQLite's) would confirm
         // every hit, near or far, and a distance condition would read every hit to count those within.
         let conditions = ["c.deleted_at IS NULL", index.keyword(keyword, withinRanges: false).condition] + filterConditions + area.conditions
+        let text: SQLStatement = keyword.needsVerification ? ", c.name, c.description" : ""
         let rows = try await db.rows("""
-            SELECT \(keyColumns), \(distance) AS distance FROM classes c WHERE \(joined(conditions, " AND ")) LIMIT \(fewHits + 1)
+            SELECT \(keyColumns), \(distance) AS distance\(text) FROM classes c WHERE \(joined(conditions, " AND ")) LIMIT \(fewHits + 1)
             """)
         guard rows.count <= fewHits else { return nil }
         let start = startPosition.flatMap { position in position.value.double.map { (distance: $0, id: position.id) } }
         let hits = try rows.map { try Key(row: $0, sort: .distance) }.filter { key in
-            guard let distance = key.distance, distance <= circle.radius, accepts(key, confirming: nil) else { return false }
+            guard let distance = key.distance, distance <= circle.radius else { return false }
             return start.map { (distance, key.id) > $0 } ?? true
         }.sorted { ($0.distance ?? 0, $0.id) < ($1.distance ?? 0, $1.id) }
-        let wanted = page.limit + 1
-        guard keyword.needsVerification else { return Array(hits.prefix(wanted)) }
-        var keys: [Key] = []
-        var unconfirmed = hits[...]
-        var batch = Self.verificationBatch
-        while keys.count < wanted, !unconfirmed.isEmpty {
-            let nearest = unconfirmed.prefix(batch)
-            unconfirmed = unconfirmed.dropFirst(batch)
-            let texts = try await db.rows("SELECT id, name, description FROM classes WHERE id IN \(db.dialect.list(nearest.map(\.id)))")
-            let matching = Set(try texts.filter { row in
-                keyword.matches(ClassSearchDocument.text(name: try row["name"], description: try row["description"]))
-            }.map { try $0["id"] as String })
-            keys += nearest.filter { matching.contains($0.id) }
-            batch = min(2 * batch, Self.largestConfirmationBatch)
-        }
-        return Array(keys.prefix(wanted))
+        let confirming = keyword.needsVerification ? keyword : nil
+        return Array(hits.lazy.filter { accepts($0, confirming: confirming) }.prefix(page.limit + 1))
     }
 
     /// The columns of a ``Key`` read over `classes c`, before its sort values: the writer's too when the viewer blocks
@@ -232,9 +218,6 @@ package struct SQLClassSearch {
     private var keyColumns: SQLStatement {
         blockedWriters.isEmpty ? "c.id, c.created_at" : "c.id, c.created_at, c.writer_id"
     }
-
-    /// The most hits ``keysFromHits(_:)`` confirms per statement.
-    private static let largestConfirmationBatch = 1_024
 
     /// Whether the search has no filter but status and type beside its area and keyword: no district, box, subjects,
     /// targets, days or prices, which the listings' points in memory do not hold and which leave a keyword's hits fewer
