@@ -97,6 +97,8 @@ extension SearchTokenizer {
             case 0x0A: return .lineBreak
             case 0x20: return .space
             case 0x30...0x39, 0x61...0x7A: return .asciiWord
+            // Hangul syllables, most of a listing's text, are letters of a run: no property lookup.
+            case 0xAC00...0xD7A3: return .run
             default: break
             }
             switch scalar.properties.generalCategory {

@@ -74,7 +74,7 @@ extension SearchTokenizer {
             result.reserveCapacity(scalars.count)
             var pending: Unicode.Scalar?
             for scalar in scalars {
-                if scalar.isASCII ? (scalar == " " || (0x09...0x0D).contains(scalar.value)) : scalar.properties.isWhitespace {
+                if isWhitespace(scalar) {
                     if isLineBreak(scalar) {
                         pending = "\n"
                     } else if pending == nil {
@@ -89,6 +89,15 @@ extension SearchTokenizer {
                 result.append(scalar)
             }
             return result
+        }
+
+        /// Whether `scalar` is white space (Unicode's `White_Space`), looked up only beyond ASCII and Hangul syllables.
+        static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
+            switch scalar.value {
+            case 0x09...0x0D, 0x20: true
+            case 0x00...0x7F, 0xAC00...0xD7A3: false
+            default: scalar.properties.isWhitespace
+            }
         }
 
         /// Whether `scalar` is a combining mark (general category M).

@@ -79,6 +79,34 @@ struct KoreanInitialsAndTyposTests {
         #expect(query.needsVerification == (text.count >= 3), "typos are confirmed after the index's coarser condition")
     }
 
+    @Test("two syllables differ by one jamo exactly when one of their decomposed leading consonant, vowel and final does")
+    func oneJamoApart() {
+        var random = SeededRandom(seed: 5)
+        let syllables = (0..<3_000).map { _ in Unicode.Scalar(UInt32.random(in: 0xAC00...0xD7A3, using: &random))! }
+        for (first, second) in zip(syllables, syllables.shuffled(using: &random)) + [("노", "너"), ("가", "각"), ("가", "가"), ("가", "a"), ("힣", "히")] {
+            let (a, b) = (HangulJamo.decompose(first), HangulJamo.decompose(second))
+            let expected = a.flatMap { a in b.map { b in [a.initial != b.initial, a.vowel != b.vowel, a.final != b.final].filter { $0 }.count == 1 } } ?? false
+            #expect(HangulJamo.differByOneJamo(first, second) == expected, "\(first) \(second)")
+            // Neighbours in the block differ in their final, or across a vowel or consonant boundary.
+            let neighbour = Unicode.Scalar(min(first.value + 1, 0xD7A3))!
+            let c = HangulJamo.decompose(neighbour)!
+            #expect(HangulJamo.differByOneJamo(first, neighbour) == ([a!.initial != c.initial, a!.vowel != c.vowel, a!.final != c.final].filter { $0 }.count == 1))
+        }
+    }
+
+    @Test("ASCII and Hangul syllables are classed without property lookups as the lookups class them")
+    func plainScalarClasses() {
+        for value in Array(0x00...0x7F) + Array(0xAC00...0xD7A3) {
+            let scalar = Unicode.Scalar(UInt32(value))!
+            #expect(SearchTokenizer.TextNormalizer.isWhitespace(scalar) == scalar.properties.isWhitespace, "U+\(String(value, radix: 16))")
+        }
+        for value in 0xAC00...0xD7A3 {
+            let scalar = Unicode.Scalar(UInt32(value))!
+            #expect(scalar.properties.generalCategory == .otherLetter && SearchTokenizer.Lexer.isRunScalar(scalar))
+            #expect(SearchTokenizer.Lexer.scalarClass(scalar) == .run)
+        }
+    }
+
     @Test("random queries with initials and typos: matching equals the brute force, and the index selects every match")
     func againstBruteForce() throws {
         var random = SeededRandom(seed: 0x1A1A_5E5E)
