@@ -91,16 +91,24 @@ extension SearchTokenizer {
             return pieces
         }
 
-        /// The class of one normalized scalar.
+        /// The class of one normalized scalar: ASCII and Hangul syllables, most of a listing's text, without a property
+        /// lookup, as ``classByProperties(_:)`` classes them.
         static func scalarClass(_ scalar: Unicode.Scalar) -> ScalarClass {
             switch scalar.value {
             case 0x0A: return .lineBreak
-            case 0x20: return .space
+            case 0x09, 0x0B...0x0D, 0x20: return .space
             case 0x30...0x39, 0x61...0x7A: return .asciiWord
-            // Hangul syllables, most of a listing's text, are letters of a run: no property lookup.
+            case 0x41...0x5A: return .otherWord
+            case 0x00...0x7F: return .separator
             case 0xAC00...0xD7A3: return .run
-            default: break
+            default: return classByProperties(scalar)
             }
+        }
+
+        /// The class of one normalized scalar from its Unicode properties.
+        static func classByProperties(_ scalar: Unicode.Scalar) -> ScalarClass {
+            if scalar == "\n" { return .lineBreak }
+            if (0x30...0x39).contains(scalar.value) || (0x61...0x7A).contains(scalar.value) { return .asciiWord }
             switch scalar.properties.generalCategory {
             case .nonspacingMark, .spacingMark, .enclosingMark:
                 return .mark

@@ -100,10 +100,9 @@ struct KoreanInitialsAndTyposTests {
             let scalar = Unicode.Scalar(UInt32(value))!
             #expect(SearchTokenizer.TextNormalizer.isWhitespace(scalar) == scalar.properties.isWhitespace, "U+\(String(value, radix: 16))")
         }
-        for value in 0xAC00...0xD7A3 {
+        for value in Array(0x00...0x7F) + Array(0xAC00...0xD7A3) {
             let scalar = Unicode.Scalar(UInt32(value))!
-            #expect(scalar.properties.generalCategory == .otherLetter && SearchTokenizer.Lexer.isRunScalar(scalar))
-            #expect(SearchTokenizer.Lexer.scalarClass(scalar) == .run)
+            #expect(SearchTokenizer.Lexer.scalarClass(scalar) == SearchTokenizer.Lexer.classByProperties(scalar), "U+\(String(value, radix: 16))")
         }
     }
 
