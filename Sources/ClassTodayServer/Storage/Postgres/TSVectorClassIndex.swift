@@ -62,6 +62,11 @@ struct TSVectorClassIndex: ClassSearchIndex {
         }
     }
 
+    /// Always true: a GIN index counts no hit without reading its row, so the caller's read counts them.
+    func mayHoldFewHits(of keyword: SearchQuery, atMost limit: Int, _ db: any SQLExecutor) async throws -> Bool {
+        true
+    }
+
     /// The range's listings on the geohash index.
     func candidates(in range: GeohashRange) -> CellCandidates {
         .range(range, from: "classes", capacity: Self.crowdedCell)

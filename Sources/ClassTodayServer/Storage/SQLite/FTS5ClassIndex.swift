@@ -54,6 +54,14 @@ struct FTS5ClassIndex: ClassSearchIndex {
         }
     }
 
+    /// Counted in the FTS index alone, which stops at the limit: a common word's count ends early.
+    func mayHoldFewHits(of keyword: SearchQuery, atMost limit: Int, _ db: any SQLExecutor) async throws -> Bool {
+        let count: Int = try await db.row("""
+            SELECT COUNT(*) AS hits FROM (SELECT rowid FROM class_search WHERE class_search MATCH \(ClassSearchDocument.match(keyword)) LIMIT \(limit + 1))
+            """)?["hits"] ?? 0
+        return count <= limit
+    }
+
     /// The range's listings on the geohash index, without reading a row.
     func candidates(in range: GeohashRange) -> CellCandidates {
         .range(range, from: "classes \(rangeHint)")

@@ -32,6 +32,9 @@ protocol ClassSearchIndex: Sendable {
     /// (``nearestOrder(within:)``), when the keyword is so common that `wanted` hits lie among the nearest few; nil
     /// when the walk reads its hits from the keyword index instead.
     func nearestReach(of keyword: SearchQuery, wanted: Int, _ db: any SQLExecutor) async throws -> Int?
+    /// Whether `limit` listings at most may hold `keyword`'s tokens, when the index can tell without reading their rows;
+    /// true when it cannot, and the caller's read counts them itself.
+    func mayHoldFewHits(of keyword: SearchQuery, atMost limit: Int, _ db: any SQLExecutor) async throws -> Bool
 
     /// One read of the walk behind relevance order: the listings satisfying `conditions` (over `classes c`) whose
     /// tokens hold `keyword`'s index condition, or their name's alone with `nameOnly`, newest first (`created_at`,

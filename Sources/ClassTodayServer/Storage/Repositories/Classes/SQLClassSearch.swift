@@ -15,7 +15,8 @@ import Foundation
 /// statement, and the walk stops once the page holds listings nearer than the next cell can offer. A dense city is
 /// read in small cells around the centre, a sparse region in large ones, and neither reads the whole circle. Where the
 /// backend keeps its listings' points in memory (SQLite's ``ClassPointIndex``), a circle with no filter but status and
-/// type walks the same cells over them instead, and reads only its page's listings.
+/// type walks the same cells over them instead, and reads only its page's listings. A keyword's walk that finds little
+/// in its first cells reads all the keyword's hits at once instead, when they are few (``keysFromHits(_:)``).
 ///
 /// Keywords: the index's condition selects a superset of the matches; when ``SearchQuery/needsVerification`` the
 /// candidates are confirmed by the index's SQL when it has some, or else here with ``SearchQuery/matches(_:)-(String)``,
@@ -155,7 +156,7 @@ package struct SQLClassSearch {
         var walk = NearestCellWalk(center: circle.center, radius: circle.radius)
         var keys = NearestFirstPage<Key, String>(wanted: page.limit + 1, distance: { $0.distance ?? 0 }, id: { $0.id })
         var rangeCells: RangeCellStatement?
-        var cellsRead = 0, nextCheck = search.keyword == nil ? Int.max : Self.cellsBeforeHits
+        var cellsRead = 0, nextCheck = search.keyword?.needsVerification == true ? Self.cellsBeforeHits : Int.max
         while let entry = walk.popNearest(), !keys.settle(before: entry.minimumDistance) {
             if let read = try await cellKeys(db, cell: entry.cell, limit: keys.stillWanted, rangeCells: &rangeCells) {
                 keys.add(read)
@@ -177,16 +178,18 @@ package struct SQLClassSearch {
         return keys.finish()
     }
 
-    /// How many cells a keyword's walk reads before it asks whether its hits are few (``keysFromHits(_:)``), when it
-    /// has found less than a quarter of its page by then; it asks again, once at most, after twice as many cells and so
-    /// on. A page whose matches lie near the centre is read by then, or soon after.
+    /// How many cells the walk of a keyword that needs confirming reads before it asks whether its hits are few
+    /// (``keysFromHits(_:)``), when it has found less than a quarter of its page by then; it asks again, once at most,
+    /// after twice as many cells and so on. A page whose matches lie near the centre is read by then, or soon after.
+    /// Only such keywords ask: their candidates may be many more than their matches, which the walk reads cell by cell;
+    /// another keyword's cells hold its matches only, and a walk over cells holding few or none is quick.
     private static let cellsBeforeHits = 4
 
     /// The most hits ``keysFromHits(_:)`` reads at once by default.
     package static let fewHits = 8_192
 
-    /// The keys of a keyword's nearest-first page read from all of its hits at once, when the index holds ``fewHits``
-    /// at most; nil otherwise, and the walk goes on. Each of a walk's cell statements intersects the keyword's tokens
+    /// The keys of a keyword's nearest-first page read from all of its hits at once, when ``fewHits`` at most pass the
+    /// search's filters; nil otherwise, and the walk goes on. Each of a walk's cell statements intersects the keyword's tokens
     /// with the cell's, which costs about as much as the keyword's own intersection: a word whose matches are few and far
     /// apart, or none, made the walk read every cell of a large circle (114 statements for `없는말` within 50 km, 0.5 s).
     /// Here one statement reads every hit, ``fewHits`` + 1 at most, by key and distance, with its text when the keyword
@@ -194,7 +197,7 @@ package struct SQLClassSearch {
     /// here, nearest first, and confirmed in that order until the page is full.
     private func keysFromHits(_ db: any SQLExecutor) async throws -> [Key]? {
         guard let keyword = search.keyword, fewHits > 0, let area = areaConditions(ranges: nil), let distance = area.distance,
-              let circle = search.circle
+              let circle = search.circle, try await index.mayHoldFewHits(of: keyword, atMost: fewHits, db)
         else { return nil }
         // The index's condition alone, the limit before any other: a keyword's SQL confirmation (SQLite's) would confirm
         // every hit, near or far, and a distance condition would read every hit to count those within.
