@@ -89,6 +89,18 @@ struct SearchPropertyTests {
         }
 
         deinit { try? FileManager.default.removeItem(atPath: folder) }
+
+        /// The ids of `search`'s pages as `viewerId` sees them, `limit` at a time, up to a page past `atMost` ids.
+        func pageIds(_ search: ClassSearch, viewerId: String?, limit: Int, fewHits: Int, atMost: Int) async throws -> [String] {
+            var ids: [String] = []
+            var page = PageRequest(limit: limit)
+            while true {
+                let result = try await repository.search(search, viewerId: viewerId, page: page, fewHits: fewHits)
+                ids += result.items.map(\.listing.id)
+                guard let next = result.nextCursor, ids.count <= atMost else { return ids }
+                page = PageRequest(limit: limit, after: try PageCursor.decode(next, ordering: search.sort.rawValue))
+            }
+        }
     }
 
     static func randomSearch(_ random: inout SeededRandom) -> ClassSearch {
@@ -154,14 +166,7 @@ struct SearchPropertyTests {
             // By default a far walk reads the fixture's hits at once; 0 always walks; 8 finds most keywords' hits too
             // many, and the walk goes on.
             for fewHits in [SQLClassSearch.fewHits, 0, 8] {
-                var ids: [String] = []
-                var page = PageRequest(limit: limit)
-                while true {
-                    let result = try await fixture.repository.search(search, viewerId: viewerId, page: page, fewHits: fewHits)
-                    ids += result.items.map(\.listing.id)
-                    guard let next = result.nextCursor, ids.count <= expected.count else { break }
-                    page = PageRequest(limit: limit, after: try PageCursor.decode(next, ordering: search.sort.rawValue))
-                }
+                let ids = try await fixture.pageIds(search, viewerId: viewerId, limit: limit, fewHits: fewHits, atMost: expected.count)
                 #expect(ids == expected, "round \(round), fewHits \(fewHits): \(search)")
             }
         }
@@ -189,14 +194,7 @@ struct SearchPropertyTests {
         search.sort = .distance
         let expected = fixture.listings.filter { $0.name == "피아노 레슨" }.map { (Haversine.distance(center, $0.location!), $0.id) }.sorted { $0 < $1 }
         for (fewHits, limit) in [(SQLClassSearch.fewHits, 5), (SQLClassSearch.fewHits, 20), (0, 20), (8, 20)] {
-            var ids: [String] = []
-            var page = PageRequest(limit: limit)
-            while true {
-                let result = try await fixture.repository.search(search, viewerId: nil, page: page, fewHits: fewHits)
-                ids += result.items.map(\.listing.id)
-                guard let next = result.nextCursor, ids.count <= expected.count else { break }
-                page = PageRequest(limit: limit, after: try PageCursor.decode(next, ordering: search.sort.rawValue))
-            }
+            let ids = try await fixture.pageIds(search, viewerId: nil, limit: limit, fewHits: fewHits, atMost: expected.count)
             #expect(ids == expected.map(\.1), "fewHits \(fewHits), limit \(limit)")
         }
     }
