@@ -207,13 +207,19 @@ package struct SQLClassSearch {
             SELECT \(keyColumns), \(distance) AS distance\(text) FROM classes c WHERE \(joined(conditions, " AND ")) LIMIT \(fewHits + 1)
             """)
         guard rows.count <= fewHits else { return nil }
-        let start = startPosition.flatMap { position in position.value.double.map { (distance: $0, id: position.id) } }
-        let hits = try rows.map { try Key(row: $0, sort: .distance) }.filter { key in
-            guard let distance = key.distance, distance <= circle.radius else { return false }
-            return start.map { (distance, key.id) > $0 } ?? true
-        }.sorted { ($0.distance ?? 0, $0.id) < ($1.distance ?? 0, $1.id) }
+        let hits = try rows.map { try Key(row: $0, sort: .distance) }.filter { isOnPage($0, within: circle) }
+            .sorted { ($0.distance ?? 0, $0.id) < ($1.distance ?? 0, $1.id) }
         let confirming = keyword.needsVerification ? keyword : nil
         return Array(hits.lazy.filter { accepts($0, confirming: confirming) }.prefix(page.limit + 1))
+    }
+
+    /// Whether a nearest-first key whose distance was read without the walk's conditions may be on this page: within
+    /// `circle` and after the cursor's last key (nothing follows a cursor whose distance is no number).
+    private func isOnPage(_ key: Key, within circle: ClassSearch.Circle) -> Bool {
+        guard let distance = key.distance, distance <= circle.radius else { return false }
+        guard let position = startPosition else { return true }
+        guard let after = position.value.double else { return false }
+        return (distance, key.id) > (after, position.id)
     }
 
     /// The columns of a ``Key`` read over `classes c`, before its sort values: the writer's too when the viewer blocks
@@ -300,7 +306,6 @@ package struct SQLClassSearch {
         _ db: any SQLExecutor, order: NearestOrder, circle: ClassSearch.Circle, keyword: (clause: KeywordClause, reach: Int)? = nil
     ) async throws -> Page<ClassView>? {
         var limit = firstNearestLimit
-        let start = startPosition.flatMap { position in position.value.double.map { (distance: $0, id: position.id) } }
         while true {
             guard let statement = nearestStatement(order, limit: limit, after: startPosition, keyword: keyword) else {
                 return Page(items: [], nextCursor: nil)
@@ -310,12 +315,7 @@ package struct SQLClassSearch {
                 Key(id: view.listing.id, distance: view.listing.location.map { Haversine.distance($0, circle.center) } ?? .infinity)
             }
             var keys = NearestFirstPage<Key, String>(wanted: page.limit + 1, distance: { $0.distance ?? 0 }, id: { $0.id })
-            keys.add(read.filter { key in
-                let distance = key.distance ?? .infinity
-                guard distance <= circle.radius else { return false }
-                guard let start else { return true }
-                return distance > start.distance || (distance == start.distance && key.id > start.id)
-            })
+            keys.add(read.filter { isOnPage($0, within: circle) })
             // A statement that read fewer listings than its limit read every one left, unless its reach cut it short.
             if views.count < limit, keyword != nil { return nil }
             if views.count == limit, let floor = read.last?.distance.map({ $0 - NearestOrder.margin }), floor <= circle.radius,
