@@ -189,12 +189,14 @@ package struct SQLClassSearch {
     package static let fewHits = 8_192
 
     /// The keys of a keyword's nearest-first page read from all of its hits at once, when ``fewHits`` at most pass the
-    /// search's filters; nil otherwise, and the walk goes on. Each of a walk's cell statements intersects the keyword's tokens
-    /// with the cell's, which costs about as much as the keyword's own intersection: a word whose matches are few and far
-    /// apart, or none, made the walk read every cell of a large circle (114 statements for `없는말` within 50 km, 0.5 s).
-    /// Here one statement reads every hit, ``fewHits`` + 1 at most, by key and distance, with its text when the keyword
-    /// needs confirming (the rows the index read are read anyway); those within the circle after the cursor are sorted
-    /// here, nearest first, and confirmed in that order until the page is full.
+    /// search's filters; nil otherwise, and the walk goes on. Each of a walk's cell statements intersects the keyword's
+    /// tokens with the cell's, which costs about as much as the keyword's own intersection: a word whose matches are few
+    /// and far apart, or none, made the walk read every cell of a large circle (114 statements for `없는말` within
+    /// 50 km, 0.5 s). Here the index first says whether the hits may be few
+    /// (``ClassSearchIndex/mayHoldFewHits(of:atMost:_:)``); then one statement reads every hit, ``fewHits`` + 1 at most,
+    /// by key and distance, with its text when the keyword needs confirming (the rows the index read are read anyway);
+    /// those within the circle after the cursor are sorted here, nearest first, and confirmed in that order until the
+    /// page is full.
     private func keysFromHits(_ db: any SQLExecutor) async throws -> [Key]? {
         guard let keyword = search.keyword, fewHits > 0, let area = areaConditions(ranges: nil), let distance = area.distance,
               let circle = search.circle, try await index.mayHoldFewHits(of: keyword, atMost: fewHits, db)
