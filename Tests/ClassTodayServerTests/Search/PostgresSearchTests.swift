@@ -126,8 +126,9 @@ struct PostgresSearchTests {
         for round in 0..<300 {
             let search = Self.randomSearch(&random)
             let limit = [5, 20, 100].randomElement(using: &random)!
-            // Every other round walks every cell, as the fixture's keyword hits are all few.
-            let views = try await Self.allPages(search, limit: limit, repository, fewHits: round.isMultiple(of: 2) ? SQLClassSearch.fewHits : 0)
+            // A third of the rounds walk every cell, as the fixture's keyword hits are all few; a third find more than 8
+            // and walk on.
+            let views = try await Self.allPages(search, limit: limit, repository, fewHits: [SQLClassSearch.fewHits, 0, 8][round % 3])
             let expected = Set(live.filter { listing in
                 search.matchesFilters(listing)
                     && (search.keyword.map { $0.matches(listing.name + "\n" + listing.description) } ?? true)
@@ -239,6 +240,21 @@ struct PostgresSearchTests {
                 .map { (Haversine.distance(origin, $0.location!), $0.id) }.sorted { $0 < $1 }
             #expect(views.map(\.listing.id) == expected.map(\.1), "round \(round): \(search)")
             #expect(zip(views.compactMap(\.distance), expected.map(\.0)).allSatisfy { abs($0 - $1) < 1e-6 }, "round \(round): distances")
+        }
+    }
+
+    @Test("a typo-tolerant word whose unmatched candidates crowd the centre and whose matches lie far gives its pages in order, read at once, walked, or walked after the read finds more than 8")
+    func farMatchesAmongNearCandidates() async throws {
+        let store = try await Self.openStore()
+        defer { store.close() }
+        let repository = SQLClassRepository(database: store.database)
+        var random = SeededRandom(seed: 11)
+        let listings = SearchPropertyTests.farMatchListings(writers: try await Self.insertUsers(2, store), random: &random)
+        try await Self.forEachConcurrently(listings) { listing in _ = try await repository.create(listing) }
+        let expected = SearchPropertyTests.farMatches(among: listings)
+        for fewHits in [SQLClassSearch.fewHits, 0, 8] {
+            let views = try await Self.allPages(SearchPropertyTests.farMatchSearch, limit: 20, repository, fewHits: fewHits)
+            #expect(views.map(\.listing.id) == expected, "fewHits \(fewHits)")
         }
     }
 

@@ -175,28 +175,41 @@ struct SearchPropertyTests {
 
     @Test("a typo-tolerant word whose unmatched candidates crowd the centre and whose matches lie far is read from its hits at once, confirmed on their text")
     func farMatchesAmongNearCandidates() async throws {
-        let center = Self.hotspots[0]
-        // `피아트` holds `피아`, as `피아너`'s candidates must, but differs from `피아노` in two jamo; the matches lie 10-45 km out.
-        let fixture = try await Fixture(seed: 11) { writers, random in
-            SearchPropertyTests.randomListings(count: 380, writers: writers, random: &random).enumerated().map { index, listing in
-                var listing = listing
-                let decoy = index < 300
-                (listing.name, listing.description, listing.status) = (decoy ? "피아트 수업" : "피아노 레슨", "설명", .open)
-                repeat {
-                    listing.location = random.point(near: center, spread: decoy ? 0.02 : 0.4)
-                } while !decoy && !(10_000...45_000).contains(Haversine.distance(center, listing.location!))
-                return listing
-            }
+        let fixture = try await Fixture(seed: 11) { writers, random in Self.farMatchListings(writers: writers, random: &random) }
+        let expected = Self.farMatches(among: fixture.listings)
+        for (fewHits, limit) in [(SQLClassSearch.fewHits, 5), (SQLClassSearch.fewHits, 20), (0, 20), (8, 20)] {
+            let ids = try await fixture.pageIds(Self.farMatchSearch, viewerId: nil, limit: limit, fewHits: fewHits, atMost: expected.count)
+            #expect(ids == expected, "fewHits \(fewHits), limit \(limit)")
         }
+    }
+
+    /// 300 open `피아트` listings within about 2 km of Seoul's hotspot and 80 open `피아노 레슨` ones 10-45 km out:
+    /// `피아트` holds `피아`, as the candidates of `피아너` (``farMatchSearch``) must, but differs from `피아노` in two jamo.
+    static func farMatchListings(writers: [String], random: inout SeededRandom) -> [ClassListing] {
+        let center = hotspots[0]
+        return randomListings(count: 380, writers: writers, random: &random).enumerated().map { index, listing in
+            var listing = listing
+            let decoy = index < 300
+            (listing.name, listing.description, listing.status) = (decoy ? "피아트 수업" : "피아노 레슨", "설명", .open)
+            repeat {
+                listing.location = random.point(near: center, spread: decoy ? 0.02 : 0.4)
+            } while !decoy && !(10_000...45_000).contains(Haversine.distance(center, listing.location!))
+            return listing
+        }
+    }
+
+    /// `피아너` within 50 km of Seoul's hotspot, nearest first.
+    static var farMatchSearch: ClassSearch {
         var search = ClassSearch()
-        search.circle = .init(center: center, radius: 50_000)
+        search.circle = .init(center: hotspots[0], radius: 50_000)
         search.keyword = SearchTokenizer.query("피아너")
         search.sort = .distance
-        let expected = fixture.listings.filter { $0.name == "피아노 레슨" }.map { (Haversine.distance(center, $0.location!), $0.id) }.sorted { $0 < $1 }
-        for (fewHits, limit) in [(SQLClassSearch.fewHits, 5), (SQLClassSearch.fewHits, 20), (0, 20), (8, 20)] {
-            let ids = try await fixture.pageIds(search, viewerId: nil, limit: limit, fewHits: fewHits, atMost: expected.count)
-            #expect(ids == expected.map(\.1), "fewHits \(fewHits), limit \(limit)")
-        }
+        return search
+    }
+
+    /// The ids ``farMatchSearch`` finds among ``farMatchListings(writers:random:)``, nearest first.
+    static func farMatches(among listings: [ClassListing]) -> [String] {
+        listings.filter { $0.name == "피아노 레슨" }.map { (Haversine.distance(hotspots[0], $0.location!), $0.id) }.sorted { $0 < $1 }.map(\.1)
     }
 
     @Test("random circles, boxes, keywords and filters, anonymous or by a viewer with blocks both ways, return exactly the brute-force set, each once, in order")
@@ -208,8 +221,9 @@ struct SearchPropertyTests {
             let search = Self.randomSearch(&random)
             let limit = [5, 20, 100].randomElement(using: &random)!
             let viewerId = Bool.random(using: &random) ? fixture.viewer : nil
-            // Every other round, a far walk never reads a keyword's hits at once: the fixture's are all few.
-            let fewHits = round.isMultiple(of: 2) ? SQLClassSearch.fewHits : 0
+            // A third of the rounds never read a keyword's hits at once, as the fixture's are all few; a third find more
+            // than 8 and walk on.
+            let fewHits = [SQLClassSearch.fewHits, 0, 8][round % 3]
             var views: [ClassView] = []
             var page = PageRequest(limit: limit)
             var pages = 0
