@@ -6,6 +6,8 @@ enum HangulJamo {
     static let syllableBase: UInt32 = 0xAC00
     /// The number of precomposed syllables.
     static let syllableCount: UInt32 = 11_172
+    /// The code points of the precomposed syllables, U+AC00–U+D7A3.
+    static let syllables: ClosedRange<UInt32> = syllableBase...(syllableBase + syllableCount - 1)
     /// ㅇ, silent at the start of a syllable.
     static let silentInitial: Unicode.Scalar = "ㅇ"
 

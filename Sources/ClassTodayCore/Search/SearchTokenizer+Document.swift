@@ -122,7 +122,7 @@ extension SearchTokenizer {
 
         /// Whether `scalar` is a precomposed Hangul syllable (U+AC00–U+D7A3).
         static func isHangulSyllable(_ scalar: Unicode.Scalar) -> Bool {
-            (0xAC00...0xD7A3).contains(scalar.value)
+            HangulJamo.syllables.contains(scalar.value)
         }
 
         /// Whether `scalar` is `a`–`z` or `0`–`9`.

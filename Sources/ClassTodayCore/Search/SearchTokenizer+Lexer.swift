@@ -100,7 +100,7 @@ extension SearchTokenizer {
             case 0x30...0x39, 0x61...0x7A: return .asciiWord
             case 0x41...0x5A: return .otherWord
             case 0x00...0x7F: return .separator
-            case 0xAC00...0xD7A3: return .run
+            case HangulJamo.syllables: return .run
             default: return classByProperties(scalar)
             }
         }

@@ -31,7 +31,7 @@ extension SearchTokenizer {
             for scalar in text.unicodeScalars {
                 switch scalar.value {
                 case 0x41...0x5A: scalars.append(Unicode.Scalar(scalar.value + 0x20)!)
-                case 0x00...0x7F, 0xAC00...0xD7A3: scalars.append(scalar)
+                case 0x00...0x7F, HangulJamo.syllables: scalars.append(scalar)
                 default: return nil
                 }
             }
@@ -95,7 +95,7 @@ extension SearchTokenizer {
         static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
             switch scalar.value {
             case 0x09...0x0D, 0x20: true
-            case 0x00...0x7F, 0xAC00...0xD7A3: false
+            case 0x00...0x7F, HangulJamo.syllables: false
             default: scalar.properties.isWhitespace
             }
         }
