@@ -140,8 +140,15 @@ public struct SearchQuery: Sendable, Hashable {
     /// Whether `documentText` (name and description joined by a newline) satisfies every term exactly:
     /// run terms as substrings of the document's space-joined Hangul/CJK runs, word terms as prefixes of
     /// its words.
+    /// Most candidates a keyword search confirms are not matches: a text of ASCII and Hangul syllables only is first
+    /// searched for the run terms in its syllables (``SearchTokenizer/SyllableRuns``), which rules out most of them
+    /// without cutting the text into a ``SearchTokenizer/Document``.
     public func matches(_ documentText: String) -> Bool {
-        matches(SearchTokenizer.Document(text: documentText))
+        if let runs = SearchTokenizer.SyllableRuns(text: documentText),
+           !runPatterns.allSatisfy({ $0.map { $0.isFound(in: runs.scalars) } ?? true }) {
+            return false
+        }
+        return matches(SearchTokenizer.Document(text: documentText))
     }
 
     /// Whether a document already cut into units satisfies every term exactly (see ``matches(_:)-(String)``).

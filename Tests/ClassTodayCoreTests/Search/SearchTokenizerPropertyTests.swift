@@ -105,6 +105,62 @@ struct SearchTokenizerPropertyTests {
         }
     }
 
+    @Test("ruling a match out in a text's syllables agrees with matching its document, typos and initials included")
+    func syllableRunsRuleOutOnlyNonMatches() {
+        var random = SeededRandom(seed: 0x5171_AB1E)
+        var plainMatches = 0, plainMisses = 0
+        for round in 0..<4_000 {
+            // Half the documents are Korean and ASCII only, which the syllables rule out on; the others hold café,
+            // Привет or 日本 now and then, and are cut into their document.
+            var text = Self.randomText(Int.random(in: 1...10, using: &random), using: &random)
+            if round % 2 == 0 {
+                text = String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.isASCII || HangulJamo.syllables.contains($0.value) }))
+            }
+            var asked = Self.randomSlice(of: text.replacingSpaces(), using: &random)
+            switch round % 4 {
+            case 0: asked = Self.koreanWords.randomElement(using: &random)!
+            case 1: asked = Self.oneJamoOff(asked, using: &random)
+            case 2: asked = Self.someInitials(asked, using: &random)
+            default: break
+            }
+            guard let query = SearchTokenizer.query(asked) else { continue }
+            let matches = query.matches(text)
+            guard matches == query.matches(SearchTokenizer.Document(text: text)) else {
+                Issue.record("\(asked.debugDescription) in \(text.debugDescription): \(matches) from the text, not from its document")
+                return
+            }
+            if SearchTokenizer.SyllableRuns(text: text) != nil {
+                if matches { plainMatches += 1 } else { plainMisses += 1 }
+            }
+        }
+        #expect(plainMatches > 500)
+        #expect(plainMisses > 500)
+    }
+
+    /// `text` with one of its Hangul syllables changed in one jamo, when it has one.
+    private static func oneJamoOff(_ text: String, using random: inout SeededRandom) -> String {
+        var scalars = Array(text.unicodeScalars)
+        guard let index = scalars.indices.filter({ HangulJamo.syllables.contains(scalars[$0].value) }).randomElement(using: &random)
+        else { return text }
+        let offset = scalars[index].value - 0xAC00
+        let (initial, vowel, final) = (offset / 588, offset % 588 / 28, offset % 28)
+        let changed = switch Int.random(in: 0..<3, using: &random) {
+        case 0: (initial + 1) % 19 * 588 + vowel * 28 + final
+        case 1: initial * 588 + (vowel + 1) % 21 * 28 + final
+        default: initial * 588 + vowel * 28 + (final + 1) % 28
+        }
+        scalars[index] = Unicode.Scalar(0xAC00 + changed)!
+        return String(String.UnicodeScalarView(scalars))
+    }
+
+    /// `text` with some of its Hangul syllables typed as their initial consonant alone (`수학` as `ㅅ학`).
+    private static func someInitials(_ text: String, using random: inout SeededRandom) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { scalar in
+            guard HangulJamo.syllables.contains(scalar.value), Bool.random(using: &random) else { return scalar }
+            return HangulJamo.initials[Int(scalar.value - 0xAC00) / 588]
+        }))
+    }
+
     @Test("a document matches the query made of its own text")
     func documentMatchesItself() {
         var random = SeededRandom(seed: 7)
