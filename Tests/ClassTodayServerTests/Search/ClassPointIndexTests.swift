@@ -124,6 +124,24 @@ struct ClassPointIndexTests {
             """)[0]["held"] as Int
         let after = try #require(try await fixture.store.database.read { db in try await points.points(db) })
         #expect(after.count == held)
+
+        // Each listing is found by its rowid too (a keyword index's hit), where its row puts it, unless not held.
+        let rows = try await fixture.store.database.rows("""
+            SELECT rowid AS row_key, id, lat, lon, deleted_at IS NULL AND hidden_at IS NULL AND lat IS NOT NULL AS is_held FROM classes
+            """)
+        var found = 0
+        for row in rows {
+            let point = after.point(row: try row["row_key"])
+            let id: String = try row["id"]
+            guard try row["is_held"] as Bool else {
+                #expect(point == nil, "\(id) is not held")
+                continue
+            }
+            let (lat, lon): (Double, Double) = (try row["lat"], try row["lon"])
+            #expect(point?.id == Identifier.packed(id) && point?.lat == lat && point?.lon == lon)
+            found += 1
+        }
+        #expect(found == held && rows.count > held)
     }
 
     @Test("points further behind than the log keeps are read again whole")
@@ -145,7 +163,7 @@ struct ClassPointIndexTests {
         try await fixture.expectSamePages(search, "after a gap")
     }
 
-    @Test("the log of changes keeps the last 10,000, and a point takes 48 bytes")
+    @Test("the log of changes keeps the last 10,000, and a point takes 48 bytes, 144 with its id's place and rowid copy")
     func logAndPointSize() async throws {
         let fixture = try await Fixture(seed: 20261125, count: 20)
         try await fixture.store.database.execute("""
@@ -156,6 +174,8 @@ struct ClassPointIndexTests {
         #expect(try kept["kept"] as Int == 10_000)
         #expect(try kept["span"] as Int == 9_999)
         #expect(MemoryLayout<ClassPoints.Point>.stride == 48)
+        let points = try #require(try await fixture.store.database.read { db in try await fixture.store.classPoints.points(db) })
+        #expect(points.count > 0 && points.heldBytes == 144 * points.count)
     }
 
     @Test("a listing whose id the server did not make leaves every search to the SQL walk, which still finds it")

@@ -75,7 +75,7 @@ public final class ClassPointIndex: Sendable {
     }
 
     /// The columns of a point, over `classes c`.
-    private static let columns = "c.id, c.lat, c.lon, c.status, c.type, c.writer_id"
+    private static let columns = "c.rowid AS row_key, c.id, c.lat, c.lon, c.status, c.type, c.writer_id"
     /// The listings the index holds, over `classes c`.
     private static let held = "c.deleted_at IS NULL AND c.hidden_at IS NULL AND c.lat IS NOT NULL"
 
@@ -86,7 +86,7 @@ public final class ClassPointIndex: Sendable {
         var after = Int64.min
         while true {
             let rows = try await db.rows("""
-                SELECT c.rowid AS row_key, \(raw: columns) FROM classes c
+                SELECT \(raw: columns) FROM classes c
                 WHERE c.rowid > \(after) AND \(raw: held) ORDER BY c.rowid LIMIT \(readBatch)
                 """)
             for row in rows {
@@ -122,7 +122,7 @@ public final class ClassPointIndex: Sendable {
 
 /// The points of a ``ClassPointIndex`` as of one change of its log: a value, which a search reads while the index
 /// moves on. They are kept in cell order (``Geohash/storageKey(of:)``, then id) and, to find a listing's point from
-/// its id alone, in id order too, each in ``SortedChunks``.
+/// its id or its rowid alone (a keyword index's hit), in id and rowid order too, each in ``SortedChunks``.
 package struct ClassPoints: Sendable {
     /// A held listing: what a plain circle reads and filters on.
     struct Point: ChunkSorted {
@@ -151,50 +151,72 @@ package struct ClassPoints: Sendable {
         }
     }
 
-    /// Where a listing's point is: its cell key, in id order.
+    /// Where a listing's point is, in id order: its cell key, and its rowid.
     private struct Placed: ChunkSorted {
         let id: UInt128
         let key: UInt64
+        let row: Int64
 
         var order: UInt128 { id }
+    }
+
+    /// A listing's point in rowid order: a copy, so that a keyword index's hits find their points with one search.
+    private struct RowPoint: ChunkSorted {
+        let point: Point
+        let row: Int64
+
+        var order: Int64 { row }
     }
 
     /// Collects points in any order.
     struct Builder {
         private var points: [Point] = []
+        private var placed: [Placed] = []
+        private var byRow: [RowPoint] = []
         private var writers = WriterNumbers()
 
         /// Adds the listing of `row` (``ClassPointIndex``'s columns); false when its id cannot be held.
         mutating func add(_ row: SQLRow) throws -> Bool {
             guard let point = try Point(row: row, writers: &writers) else { return false }
             points.append(point)
+            placed.append(Placed(id: point.id, key: point.key, row: try row["row_key"]))
+            byRow.append(RowPoint(point: point, row: try row["row_key"]))
             return true
         }
 
         /// The points, as of the log's change `change`.
         consuming func build(as change: Int64) -> ClassPoints {
             points.sort { $0.order < $1.order }
-            let placed = points.map { Placed(id: $0.id, key: $0.key) }.sorted { $0.id < $1.id }
-            return ClassPoints(byCell: SortedChunks(sorted: points), byId: SortedChunks(sorted: placed), writers: writers, change: change)
+            placed.sort { $0.id < $1.id }
+            byRow.sort { $0.row < $1.row }
+            return ClassPoints(byCell: SortedChunks(sorted: points), byId: SortedChunks(sorted: placed), byRow: SortedChunks(sorted: byRow),
+                               writers: writers, change: change)
         }
     }
 
     private var byCell: SortedChunks<Point>
     private var byId: SortedChunks<Placed>
+    private var byRow: SortedChunks<RowPoint>
     private var writers: WriterNumbers
     /// The change of the log `class_point_changes` the points are as of.
     fileprivate(set) var change: Int64
 
-    private init(byCell: SortedChunks<Point>, byId: SortedChunks<Placed>, writers: WriterNumbers, change: Int64) {
-        (self.byCell, self.byId, self.writers, self.change) = (byCell, byId, writers, change)
+    private init(byCell: SortedChunks<Point>, byId: SortedChunks<Placed>, byRow: SortedChunks<RowPoint>, writers: WriterNumbers, change: Int64) {
+        (self.byCell, self.byId, self.byRow, self.writers, self.change) = (byCell, byId, byRow, writers, change)
     }
 
     /// How many points there are.
     package var count: Int { byId.count }
 
-    /// The bytes the points and their ids take (not counting the chunks' spare capacity or the writers' numbers).
+    /// The bytes the points in both orders and their ids take (not counting the chunks' spare capacity or the
+    /// writers' numbers).
     package var heldBytes: Int {
-        count * (MemoryLayout<Point>.stride + MemoryLayout<Placed>.stride)
+        count * (MemoryLayout<Point>.stride + MemoryLayout<Placed>.stride + MemoryLayout<RowPoint>.stride)
+    }
+
+    /// The point of the listing whose rowid is `row`, if it is held.
+    func point(row: Int64) -> Point? {
+        byRow.element(at: row)?.point
     }
 
     /// The number the points give the user `id`'s listings, or nil when they hold none of them.
@@ -223,8 +245,10 @@ package struct ClassPoints: Sendable {
     fileprivate mutating func insert(_ row: SQLRow) throws -> Bool {
         guard let point = try Point(row: row, writers: &writers) else { return false }
         remove(packed: point.id)
+        let placed = Placed(id: point.id, key: point.key, row: try row["row_key"])
         byCell.insert(point)
-        byId.insert(Placed(id: point.id, key: point.key))
+        byId.insert(placed)
+        byRow.insert(RowPoint(point: point, row: placed.row))
         return true
     }
 
@@ -236,6 +260,7 @@ package struct ClassPoints: Sendable {
     private mutating func remove(packed id: UInt128) {
         guard let placed = byId.remove(at: id) else { return }
         byCell.remove(at: CellOrder(key: placed.key, id: id))
+        byRow.remove(at: placed.row)
     }
 
     /// The writers of the points, numbered in order of appearance.
@@ -253,6 +278,12 @@ package struct ClassPoints: Sendable {
 }
 
 extension ClassPoints.Point {
+    /// Whether a search with the given status and type (each nil for any) shows this listing, whose writer is not
+    /// among the `hidden` writers' numbers.
+    func passes(status wanted: ClassStatus?, type wantedType: ClassType?, hidden: Set<UInt32>) -> Bool {
+        (wanted.map { status == $0 } ?? true) && (wantedType.map { type == $0 } ?? true) && !hidden.contains(writer)
+    }
+
     /// The point of a listing's row (``ClassPointIndex``'s columns), numbering its writer in `writers`; nil when its id
     /// cannot be held or the row holds what the schema does not allow.
     fileprivate init?(row: SQLRow, writers: inout ClassPoints.WriterNumbers) throws {

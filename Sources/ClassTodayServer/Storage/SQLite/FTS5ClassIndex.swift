@@ -62,6 +62,13 @@ struct FTS5ClassIndex: ClassSearchIndex {
         return count <= limit
     }
 
+    /// Read from the FTS index alone, which stops at the limit.
+    func hitRowids(of keyword: SearchQuery, limit: Int, _ db: any SQLExecutor) async throws -> [Int64]? {
+        try await db.rows("""
+            SELECT rowid FROM class_search WHERE class_search MATCH \(ClassSearchDocument.match(keyword)) LIMIT \(limit + 1)
+            """).map { try $0["rowid"] }
+    }
+
     /// The range's listings on the geohash index, without reading a row.
     func candidates(in range: GeohashRange) -> CellCandidates {
         .range(range, from: "classes \(rangeHint)")

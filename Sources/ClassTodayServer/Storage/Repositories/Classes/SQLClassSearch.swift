@@ -16,7 +16,8 @@ import Foundation
 /// read in small cells around the centre, a sparse region in large ones, and neither reads the whole circle. Where the
 /// backend keeps its listings' points in memory (SQLite's ``ClassPointIndex``), a circle with no filter but status and
 /// type walks the same cells over them instead, and reads only its page's listings. A keyword's walk that finds little
-/// in its first cells reads all the keyword's hits at once instead, when they are few (``keysFromHits(_:)``).
+/// in its first cells reads all the keyword's hits at once instead, when they are few (``keysFromHits(_:points:rowidLimit:)``):
+/// with the points in memory, their rowids alone, placed with the points (``keysFromHitRowids(in:limit:_:)``).
 ///
 /// Keywords: the index's condition selects a superset of the matches; when ``SearchQuery/needsVerification`` the
 /// candidates are confirmed by the index's SQL when it has some, or else here with ``SearchQuery/matches(_:)-(String)``,
@@ -31,7 +32,7 @@ package struct SQLClassSearch {
     let viewerId: String?
     /// The backend's SQL.
     let dialect: SQLDialect
-    /// The most keyword hits a nearest-first walk reads at once when it goes far (``keysFromHits(_:)``).
+    /// The most keyword hits a nearest-first walk reads at once when it goes far (``keysFromHits(_:points:rowidLimit:)``).
     let fewHits: Int
 
     /// The search `search` for the page `page` as `viewerId` sees it, in `dialect`'s SQL; tests set `fewHits` to 0 so
@@ -153,19 +154,27 @@ package struct SQLClassSearch {
     }
 
     private func nearestFirst(_ db: any SQLExecutor, circle: ClassSearch.Circle) async throws -> [Key] {
+        let confirming = search.keyword?.needsVerification == true
+        let points = confirming ? try await pointsForFilters(db) : nil
         var walk = NearestCellWalk(center: circle.center, radius: circle.radius)
         var keys = NearestFirstPage<Key, String>(wanted: page.limit + 1, distance: { $0.distance ?? 0 }, id: { $0.id })
         var rangeCells: RangeCellStatement?
-        var cellsRead = 0, nextCheck = search.keyword?.needsVerification == true ? Self.cellsBeforeHits : Int.max
+        var cellsRead = 0, candidatesRead = 0, asked = 0
+        var nextCheck = confirming ? Self.cellsBeforeHits : Int.max
         while let entry = walk.popNearest(), !keys.settle(before: entry.minimumDistance) {
             if let read = try await cellKeys(db, cell: entry.cell, limit: keys.stillWanted, rangeCells: &rangeCells) {
-                keys.add(read)
+                keys.add(read.keys)
                 cellsRead += 1
-                if cellsRead == nextCheck {
-                    nextCheck *= 2
+                candidatesRead += read.candidates
+                // With the points, asking costs about a cell statement: asked early when few candidates are matches.
+                let fewMatch = points != nil && asked == 0 && candidatesRead >= keys.wanted && 4 * keys.count < candidatesRead
+                if cellsRead == nextCheck || fewMatch {
+                    if cellsRead == nextCheck { nextCheck *= 2 }
                     if 4 * keys.count < keys.wanted {
-                        if let found = try await keysFromHits(db) { return found }
-                        nextCheck = .max
+                        asked += 1
+                        let rowidLimit = asked == 1 ? fewHits : Self.rowidsPerHit * fewHits
+                        if let found = try await keysFromHits(db, points: points, rowidLimit: rowidLimit) { return found }
+                        if points == nil || asked == 2 { nextCheck = .max }
                     }
                 }
             } else if entry.cell.precision < Geohash.storagePrecision {
@@ -179,27 +188,32 @@ package struct SQLClassSearch {
     }
 
     /// How many cells the walk of a keyword that needs confirming reads before it asks whether its hits are few
-    /// (``keysFromHits(_:)``), when it has found less than a quarter of its page by then; it asks again, once at most,
-    /// after twice as many cells and so on. A page whose matches lie near the centre is read by then, or soon after.
-    /// Only such keywords ask: their candidates may be many more than their matches, which the walk reads cell by cell;
-    /// another keyword's cells hold its matches only, and a walk over cells holding few or none is quick.
+    /// (``keysFromHits(_:points:rowidLimit:)``), when it has found less than a quarter of its page by then; it asks
+    /// again, once at most, after twice as many cells and so on. A page whose matches lie near the centre is read by
+    /// then, or soon after. Only such keywords ask: their candidates may be many more than their matches, which the
+    /// walk reads cell by cell; another keyword's cells hold its matches only, and a walk over cells holding few or none
+    /// is quick. With the listings' points in memory, asking costs about one cell statement
+    /// (``keysFromHitRowids(in:limit:_:)``): the walk also asks, once, as soon as it has read a page's worth of candidates
+    /// of which less than a quarter were matches, for ``fewHits`` rowids; it asks once more, for four times as many.
     private static let cellsBeforeHits = 4
 
-    /// The most hits ``keysFromHits(_:)`` reads at once by default.
+    /// The most hits ``keysFromHits(_:points:rowidLimit:)`` reads at once by default.
     package static let fewHits = 8_192
 
     /// The keys of a keyword's nearest-first page read from all of its hits at once, when ``fewHits`` at most pass the
     /// search's filters; nil otherwise, and the walk goes on. Each of a walk's cell statements intersects the keyword's
     /// tokens with the cell's, which costs about as much as the keyword's own intersection: a word whose matches are few
     /// and far apart, or none, made the walk read every cell of a large circle (114 statements for `없는말` within
-    /// 50 km, 0.5 s). Here the index first says whether the hits may be few
-    /// (``ClassSearchIndex/mayHoldFewHits(of:atMost:_:)``); then one statement reads every hit, ``fewHits`` + 1 at most,
-    /// by key and distance, with its text when the keyword needs confirming (the rows the index read are read anyway);
-    /// those within the circle after the cursor are sorted here, nearest first, and confirmed in that order until the
-    /// page is full.
-    private func keysFromHits(_ db: any SQLExecutor) async throws -> [Key]? {
-        guard let keyword = search.keyword, fewHits > 0, let area = areaConditions(ranges: nil), let distance = area.distance,
-              let circle = search.circle, try await index.mayHoldFewHits(of: keyword, atMost: fewHits, db)
+    /// 50 km, 0.5 s). With the listings' `points` in memory, their rowids are read from the index alone, `rowidLimit`
+    /// at most (``keysFromHitRowids(in:limit:_:)``). Elsewhere the index first says whether the hits may be
+    /// few (``ClassSearchIndex/mayHoldFewHits(of:atMost:_:)``); then one statement reads every hit, ``fewHits`` + 1 at
+    /// most, by key and distance, with its text when the keyword needs confirming (the rows the index read are read
+    /// anyway); those within the circle after the cursor are sorted here, nearest first, and confirmed in that order
+    /// until the page is full.
+    private func keysFromHits(_ db: any SQLExecutor, points: ClassPoints?, rowidLimit: Int) async throws -> [Key]? {
+        if let points { return try await keysFromHitRowids(in: points, limit: rowidLimit, db) }
+        guard let keyword = search.keyword, fewHits > 0, let circle = search.circle, let area = areaConditions(ranges: nil), let distance = area.distance,
+              try await index.mayHoldFewHits(of: keyword, atMost: fewHits, db)
         else { return nil }
         // The index's condition alone, the limit before any other: a keyword's SQL confirmation (SQLite's) would confirm
         // every hit, near or far, and a distance condition would read every hit to count those within.
@@ -213,6 +227,60 @@ package struct SQLClassSearch {
             .sorted { ($0.distance ?? 0, $0.id) < ($1.distance ?? 0, $1.id) }
         let confirming = keyword.needsVerification ? keyword : nil
         return Array(hits.lazy.filter { accepts($0, confirming: confirming) }.prefix(page.limit + 1))
+    }
+
+    /// How many times ``fewHits`` a walk's second ask reads of the hits' rowids from a keyword index that reads them
+    /// alone (``ClassSearchIndex/hitRowids(of:limit:_:)``): a rowid costs the index a fraction of a row's read.
+    private static let rowidsPerHit = 4
+
+    /// The keys of a keyword's nearest-first page from its hits' rowids, `limit` at most, and the listings' `points` in
+    /// memory (``keys(ofHits:in:keyword:circle:_:)``); nil when there are more, when the keyword index cannot read rowids
+    /// alone, or with ``fewHits`` 0.
+    private func keysFromHitRowids(in points: ClassPoints, limit: Int, _ db: any SQLExecutor) async throws -> [Key]? {
+        guard let keyword = search.keyword, let circle = search.circle, fewHits > 0,
+              let rowids = try await index.hitRowids(of: keyword, limit: limit, db), rowids.count <= limit
+        else { return nil }
+        return try await keys(ofHits: rowids, in: points, keyword: keyword, circle: circle, db)
+    }
+
+    /// The keys of a keyword's nearest-first page from its hits' `rowids`, read from the keyword index alone, and the
+    /// listings' `points` in memory, without reading a row for a hit beyond the circle: the hits within it after the
+    /// cursor that pass status, type and hidden writers are sorted here, nearest first, and, when the keyword needs
+    /// confirming, confirmed in that order, their text read in batches (each twice the last), until the page is full.
+    private func keys(
+        ofHits rowids: [Int64], in points: ClassPoints, keyword: SearchQuery, circle: ClassSearch.Circle, _ db: any SQLExecutor
+    ) async throws -> [Key] {
+        let hidden = try await hiddenWriters(in: points, db)
+        var hits: [(key: Key, rowid: Int64)] = []
+        for rowid in rowids {
+            guard let point = points.point(row: rowid), point.passes(status: search.status, type: search.type, hidden: hidden)
+            else { continue }
+            let distance = Haversine.distance(GeoPoint(lat: point.lat, lon: point.lon), circle.center)
+            guard distance <= circle.radius else { continue }
+            let key = Key(id: Identifier.text(packed: point.id), distance: distance)
+            if isOnPage(key, within: circle) { hits.append((key, rowid)) }
+        }
+        hits.sort { ($0.key.distance ?? 0, $0.key.id) < ($1.key.distance ?? 0, $1.key.id) }
+        let wanted = page.limit + 1
+        guard keyword.needsVerification else { return hits.prefix(wanted).map(\.key) }
+        var keys: [Key] = []
+        var (start, batch) = (0, Self.verificationBatch)
+        while keys.count < wanted, start < hits.count {
+            let slice = hits[start..<min(start + batch, hits.count)]
+            var statement: SQLStatement = """
+                SELECT c.rowid AS row_key, c.name, c.description FROM classes c
+                WHERE c.rowid IN (\(raw: slice.map { String($0.rowid) }.joined(separator: ", ")))
+                """
+            // Texts holding a page's own rowids would fill SQLite's statement cache.
+            statement.isCached = false
+            var texts: [Int64: String] = [:]
+            for row in try await db.rows(statement) {
+                texts[try row["row_key"]] = ClassSearchDocument.text(name: try row["name"], description: try row["description"])
+            }
+            keys += slice.filter { texts[$0.rowid].map(keyword.matches) ?? false }.map(\.key)
+            (start, batch) = (slice.endIndex, 2 * batch)
+        }
+        return Array(keys.prefix(wanted))
     }
 
     /// Whether a nearest-first key whose distance was read without the walk's conditions may be on this page: within
@@ -246,15 +314,14 @@ package struct SQLClassSearch {
     /// with a statement may. Nil when the points cannot answer: the search has filters they do not hold (a keyword, a
     /// district, a box, masks, prices), its cursor is not one of their pages', or they cannot answer this read.
     private func nearestFirstInMemory(_ db: any SQLExecutor, circle: ClassSearch.Circle) async throws -> [Key]? {
-        guard search.keyword == nil, filtersOnlyByStatusAndType else { return nil }
+        guard search.keyword == nil else { return nil }
         var after: PointKey?
         if let position = startPosition {
             guard case .double(let distance) = position.value, let id = Identifier.packed(position.id) else { return nil }
             after = (distance, id)
         }
-        guard let classPoints = db.classPoints, let points = try await classPoints.points(db) else { return nil }
-        let suspended: [String] = try await db.rows(ClassModeration.suspendedUsers(at: Date())).map { try $0["id"] }
-        let hidden = Set((suspended + blockedWriters).compactMap(points.writerNumber(of:)))
+        guard let points = try await pointsForFilters(db) else { return nil }
+        let hidden = try await hiddenWriters(in: points, db)
         let (status, type) = (search.status, search.type)
         var walk = NearestCellWalk(center: circle.center, radius: circle.radius)
         var nearest = NearestFirstPage<PointKey, UInt128>(wanted: page.limit + 1, distance: { $0.distance }, id: { $0.id })
@@ -265,8 +332,7 @@ package struct SQLClassSearch {
             }
             var found: [PointKey] = []
             points.forEach(in: entry.cell) { point in
-                guard status.map({ point.status == $0 }) ?? true, type.map({ point.type == $0 }) ?? true,
-                      !hidden.contains(point.writer) else { return }
+                guard point.passes(status: status, type: type, hidden: hidden) else { return }
                 let distance = Haversine.distance(GeoPoint(lat: point.lat, lon: point.lon), circle.center)
                 guard distance <= circle.radius else { return }
                 if let after, distance < after.distance || (distance == after.distance && point.id <= after.id) { return }
@@ -275,6 +341,20 @@ package struct SQLClassSearch {
             nearest.add(found)
         }
         return nearest.finish().map { Key(id: Identifier.text(packed: $0.id), distance: $0.distance) }
+    }
+
+    /// The listings' points in memory as of `db`'s snapshot, when the backend keeps them and the search has no filter
+    /// they do not hold (``filtersOnlyByStatusAndType``); nil otherwise, or when they cannot answer this read.
+    private func pointsForFilters(_ db: any SQLExecutor) async throws -> ClassPoints? {
+        guard filtersOnlyByStatusAndType, let classPoints = db.classPoints else { return nil }
+        return try await classPoints.points(db)
+    }
+
+    /// The numbers of the writers whose listings `points` must leave out: suspended users, and those the viewer blocks
+    /// or is blocked by.
+    private func hiddenWriters(in points: ClassPoints, _ db: any SQLExecutor) async throws -> Set<UInt32> {
+        let suspended: [String] = try await db.rows(ClassModeration.suspendedUsers(at: Date())).map { try $0["id"] }
+        return Set((suspended + blockedWriters).compactMap(points.writerNumber(of:)))
     }
 
     /// The index's own nearest-first order for this search, when the backend has one and the search reads a circle by
@@ -373,13 +453,16 @@ package struct SQLClassSearch {
     private var firstNearestLimit: Int { page.limit + 2 }
 
     /// Up to `limit` keys of a walk's cell that satisfy everything, after the cursor, read in one statement
-    /// (``cellStatement(_:limit:rangeCells:)``); nil when the cell is crowded.
-    private func cellKeys(_ db: any SQLExecutor, cell: Geohash, limit: Int, rangeCells: inout RangeCellStatement?) async throws -> [Key]? {
-        guard let (statement, confirmedHere) = cellStatement(cell, limit: limit, rangeCells: &rangeCells) else { return [] }
+    /// (``cellStatement(_:limit:rangeCells:)``), and how many candidates the statement read for them; nil when the cell
+    /// is crowded.
+    private func cellKeys(
+        _ db: any SQLExecutor, cell: Geohash, limit: Int, rangeCells: inout RangeCellStatement?
+    ) async throws -> (keys: [Key], candidates: Int)? {
+        guard let (statement, confirmedHere) = cellStatement(cell, limit: limit, rangeCells: &rangeCells) else { return ([], 0) }
         let rows = try await db.rows(statement)
         guard let isRead: Bool = try rows.first?["cell_read"], isRead else { return nil }
         let fetched = try rows.filter { try $0.value("id") != .null }.map { try Key(row: $0, sort: search.sort) }
-        return Array(fetched.filter { accepts($0, confirming: confirmedHere) }.prefix(limit))
+        return (Array(fetched.filter { accepts($0, confirming: confirmedHere) }.prefix(limit)), fetched.count)
     }
 
     /// The statement reading a walk's cell, and the keyword to confirm in Swift; nil when nothing can match. A cell
