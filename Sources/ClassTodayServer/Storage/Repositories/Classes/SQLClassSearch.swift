@@ -16,8 +16,9 @@ import Foundation
 /// read in small cells around the centre, a sparse region in large ones, and neither reads the whole circle. Where the
 /// backend keeps its listings' points in memory (SQLite's ``ClassPointIndex``), a circle with no filter but status and
 /// type walks the same cells over them instead, and reads only its page's listings. A keyword's walk that finds little
-/// in its first cells reads all the keyword's hits at once instead, when they are few (``keysFromHits(_:points:rowidLimit:)``):
-/// with the points in memory, their rowids alone, placed with the points (``keysFromHitRowids(in:limit:_:)``).
+/// in its first cells reads all the keyword's hits at once instead, when they are few
+/// (``keysFromHits(_:points:rowidLimit:)``): with the points in memory, their rowids alone, placed with the points
+/// (``keysFromHitRowids(in:limit:_:)``).
 ///
 /// Keywords: the index's condition selects a superset of the matches; when ``SearchQuery/needsVerification`` the
 /// candidates are confirmed by the index's SQL when it has some, or else here with ``SearchQuery/matches(_:)-(String)``,
@@ -212,8 +213,8 @@ package struct SQLClassSearch {
     /// until the page is full.
     private func keysFromHits(_ db: any SQLExecutor, points: ClassPoints?, rowidLimit: Int) async throws -> [Key]? {
         if let points { return try await keysFromHitRowids(in: points, limit: rowidLimit, db) }
-        guard let keyword = search.keyword, fewHits > 0, let circle = search.circle, let area = areaConditions(ranges: nil), let distance = area.distance,
-              try await index.mayHoldFewHits(of: keyword, atMost: fewHits, db)
+        guard let keyword = search.keyword, fewHits > 0, let circle = search.circle, let area = areaConditions(ranges: nil),
+              let distance = area.distance, try await index.mayHoldFewHits(of: keyword, atMost: fewHits, db)
         else { return nil }
         // The index's condition alone, the limit before any other: a keyword's SQL confirmation (SQLite's) would confirm
         // every hit, near or far, and a distance condition would read every hit to count those within.
