@@ -140,6 +140,7 @@ public struct SearchQuery: Sendable, Hashable {
     /// Whether `documentText` (name and description joined by a newline) satisfies every term exactly:
     /// run terms as substrings of the document's space-joined Hangul/CJK runs, word terms as prefixes of
     /// its words.
+    ///
     /// Most candidates a keyword search confirms are not matches: a text of ASCII and Hangul syllables only is first
     /// searched for the run terms in its syllables (``SearchTokenizer/SyllableRuns``), which rules out most of them
     /// without cutting the text into a ``SearchTokenizer/Document``.

@@ -178,9 +178,10 @@ package struct ClassPoints: Sendable {
         /// Adds the listing of `row` (``ClassPointIndex``'s columns); false when its id cannot be held.
         mutating func add(_ row: SQLRow) throws -> Bool {
             guard let point = try Point(row: row, writers: &writers) else { return false }
+            let rowid: Int64 = try row["row_key"]
             points.append(point)
-            placed.append(Placed(id: point.id, key: point.key, row: try row["row_key"]))
-            byRow.append(RowPoint(point: point, row: try row["row_key"]))
+            placed.append(Placed(id: point.id, key: point.key, row: rowid))
+            byRow.append(RowPoint(point: point, row: rowid))
             return true
         }
 
@@ -189,8 +190,8 @@ package struct ClassPoints: Sendable {
             points.sort { $0.order < $1.order }
             placed.sort { $0.id < $1.id }
             byRow.sort { $0.row < $1.row }
-            return ClassPoints(byCell: SortedChunks(sorted: points), byId: SortedChunks(sorted: placed), byRow: SortedChunks(sorted: byRow),
-                               writers: writers, change: change)
+            return ClassPoints(byCell: SortedChunks(sorted: points), byId: SortedChunks(sorted: placed),
+                               byRow: SortedChunks(sorted: byRow), writers: writers, change: change)
         }
     }
 
@@ -201,7 +202,9 @@ package struct ClassPoints: Sendable {
     /// The change of the log `class_point_changes` the points are as of.
     fileprivate(set) var change: Int64
 
-    private init(byCell: SortedChunks<Point>, byId: SortedChunks<Placed>, byRow: SortedChunks<RowPoint>, writers: WriterNumbers, change: Int64) {
+    private init(
+        byCell: SortedChunks<Point>, byId: SortedChunks<Placed>, byRow: SortedChunks<RowPoint>, writers: WriterNumbers, change: Int64
+    ) {
         (self.byCell, self.byId, self.byRow, self.writers, self.change) = (byCell, byId, byRow, writers, change)
     }
 

@@ -56,17 +56,17 @@ struct FTS5ClassIndex: ClassSearchIndex {
 
     /// Counted in the FTS index alone, which stops at the limit: a common word's count ends early.
     func mayHoldFewHits(of keyword: SearchQuery, atMost limit: Int, _ db: any SQLExecutor) async throws -> Bool {
-        let count: Int = try await db.row("""
-            SELECT COUNT(*) AS hits FROM (SELECT rowid FROM class_search WHERE class_search MATCH \(ClassSearchDocument.match(keyword)) LIMIT \(limit + 1))
-            """)?["hits"] ?? 0
+        let count: Int = try await db.row("SELECT COUNT(*) AS hits FROM (\(Self.hitRowids(of: keyword, limit: limit)))")?["hits"] ?? 0
         return count <= limit
     }
 
-    /// Read from the FTS index alone, which stops at the limit.
     func hitRowids(of keyword: SearchQuery, limit: Int, _ db: any SQLExecutor) async throws -> [Int64]? {
-        try await db.rows("""
-            SELECT rowid FROM class_search WHERE class_search MATCH \(ClassSearchDocument.match(keyword)) LIMIT \(limit + 1)
-            """).map { try $0["rowid"] }
+        try await db.rows(Self.hitRowids(of: keyword, limit: limit)).map { try $0["rowid"] }
+    }
+
+    /// The rowids of `keyword`'s hits, `limit` + 1 at most, read from the FTS index alone, which stops at the limit.
+    private static func hitRowids(of keyword: SearchQuery, limit: Int) -> SQLStatement {
+        "SELECT rowid FROM class_search WHERE class_search MATCH \(ClassSearchDocument.match(keyword)) LIMIT \(limit + 1)"
     }
 
     /// The range's listings on the geohash index, without reading a row.
