@@ -106,6 +106,22 @@ public struct SearchBenchmark: Sendable {
         /// Warm reads of the same circles from the listings' points and walked with SQL (``ClassPointIndex`` not lent),
         /// and how many pages differed.
         var walked: (points: LatencySample, walk: LatencySample, pagesDiffering: Int)? = nil
+        /// The row's slowest queries, slowest first (keyword rows).
+        var slowest: [SlowQuery] = []
+    }
+
+    /// One query of a row and what it took on each backend, to find where a row's high percentiles come from.
+    struct SlowQuery {
+        /// The keyword, and where it was asked.
+        let query: String
+        let sqlite: Double
+        let postgres: Double?
+
+        /// The slower of the two backends' times, in milliseconds.
+        var slower: Double { max(sqlite, postgres ?? 0) }
+
+        /// How many of each keyword row's queries the report names.
+        static let reported = 3
     }
 
     /// A family of query kinds, to run part of the report.
@@ -289,6 +305,7 @@ public struct SearchBenchmark: Sendable {
         var indexed = LatencySample(), fullScan = LatencySample()
         var postgresSample = postgres.map { PostgresSample(store: $0, limit: options.limit, logger: logger) }
         var candidates = 0, results = 0
+        var queries: [SlowQuery] = []
         for index in 0..<options.queries {
             let keyword = keywords[index % keywords.count]
             var query = ClassSearch()
@@ -312,6 +329,10 @@ public struct SearchBenchmark: Sendable {
             indexed.record(elapsed)
             results += page.items.count
             try await postgresSample?.record(query, sqlitePage: page, fullScan: index < options.fullScanQueries)
+            let place = query.circle.map { String(format: " within %.0f m of %.4f, %.4f", $0.radius, $0.center.lat, $0.center.lon) }
+                ?? query.keywordLocation.map { " in \($0)" } ?? ""
+            queries.append(SlowQuery(query: keyword + place, sqlite: indexed.milliseconds.last ?? .nan,
+                                     postgres: postgresSample?.search.milliseconds.last))
             let match = query.keyword.map { ClassSearchDocument.match($0) }
             candidates += try await store.database.row("SELECT COUNT(*) AS count FROM class_search WHERE class_search MATCH \(match)")?["count"] ?? 0
             if index < options.fullScanQueries {
@@ -320,7 +341,7 @@ public struct SearchBenchmark: Sendable {
         }
         return Row(kind: label, indexed: indexed,
                    candidatesPerResult: Double(candidates) / Double(max(results, 1)), fullScan: fullScan, rtree: nil,
-                   postgres: postgresSample)
+                   postgres: postgresSample, slowest: Array(queries.sorted { $0.slower > $1.slower }.prefix(SlowQuery.reported)))
     }
 
     private func countRows(in ranges: [GeohashRange]) async throws -> Int {
@@ -411,6 +432,15 @@ public struct SearchBenchmark: Sendable {
         if rows.contains(where: { $0.postgres != nil }) {
             lines += PostgresSample.report(rows.compactMap { row in row.postgres.map { (row.kind, row.indexed, $0) } },
                                            fullScanQueries: options.fullScanQueries)
+        }
+        let slow = rows.filter { !$0.slowest.isEmpty }
+        if !slow.isEmpty {
+            lines += ["", "each keyword row's \(SlowQuery.reported) slowest queries, in ms (SQLite / PostgreSQL)"]
+            for row in slow {
+                lines.append("\(row.kind): " + row.slowest.map { query in
+                    "\(query.query) \(LatencySample.format(query.sqlite, decimals: 1)) / \(LatencySample.format(query.postgres ?? .nan, decimals: 1))"
+                }.joined(separator: "; "))
+            }
         }
         if let postgis, rows.contains(where: { $0.peers != nil }) {
             lines += PeerSample.report(rows.compactMap { row in row.peers.map { (row.kind, row.indexed, $0) } }, postgis: postgis)
