@@ -115,6 +115,11 @@ package struct SQLClassSearch {
         /// Whether the name's own index tokens hold the keyword's (``ClassSearchIndex/newest(_:nameOnly:district:columns:conditions:after:limit:enough:_:)``).
         let nameHit: Bool
 
+        /// Whether `key` comes before `other` nearest first: by distance, then id, as ``NearestFirstPage`` orders keys.
+        static func isNearer(_ key: Key, than other: Key) -> Bool {
+            (key.distance ?? 0, key.id) < (other.distance ?? 0, other.id)
+        }
+
         /// The key of a listing `distance` metres from a nearest-first search's centre.
         init(id: String, distance: Double) {
             (self.id, self.distance, sort, tier, createdAt) = (id, distance, .distance, nil, 0)
@@ -169,8 +174,9 @@ package struct SQLClassSearch {
                 candidatesRead += read.candidates
                 // With the points, asking costs about a cell statement: asked early when few candidates are matches.
                 let fewMatch = points != nil && asked == 0 && candidatesRead >= keys.wanted && 4 * keys.count < candidatesRead
-                if cellsRead == nextCheck || fewMatch {
-                    if cellsRead == nextCheck { nextCheck *= 2 }
+                let atCheck = cellsRead == nextCheck
+                if atCheck { nextCheck *= 2 }
+                if atCheck || fewMatch {
                     if 4 * keys.count < keys.wanted {
                         asked += 1
                         let rowidLimit = asked == 1 ? fewHits : Self.rowidsPerHit * fewHits
@@ -225,7 +231,7 @@ package struct SQLClassSearch {
             """)
         guard rows.count <= fewHits else { return nil }
         let hits = try rows.map { try Key(row: $0, sort: .distance) }.filter { isOnPage($0, within: circle) }
-            .sorted { ($0.distance ?? 0, $0.id) < ($1.distance ?? 0, $1.id) }
+            .sorted(by: Key.isNearer)
         let confirming = keyword.needsVerification ? keyword : nil
         return Array(hits.lazy.filter { accepts($0, confirming: confirming) }.prefix(page.limit + 1))
     }
@@ -261,7 +267,7 @@ package struct SQLClassSearch {
             let key = Key(id: Identifier.text(packed: point.id), distance: distance)
             if isOnPage(key, within: circle) { hits.append((key, rowid)) }
         }
-        hits.sort { ($0.key.distance ?? 0, $0.key.id) < ($1.key.distance ?? 0, $1.key.id) }
+        hits.sort { Key.isNearer($0.key, than: $1.key) }
         let wanted = page.limit + 1
         guard keyword.needsVerification else { return hits.prefix(wanted).map(\.key) }
         var keys: [Key] = []
