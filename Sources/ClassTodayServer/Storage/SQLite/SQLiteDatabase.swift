@@ -18,6 +18,8 @@ public struct SQLiteDatabase: SQLDatabase {
         self.points = points
     }
 
+    public var lentPoints: ClassPointIndex? { points }
+
     /// SQLite's fragments.
     public var dialect: SQLDialect { .sqlite }
 
