@@ -171,7 +171,7 @@ public struct SearchBenchmark: Sendable {
         let centers = places.map(\.point)
         let keywords = ["수학", "영어", "요가", "토익", "기타", "코딩", "과외"]
         var rows: [Row] = []
-        let points = try await readPoints()
+        let points = [try await readPoints()]
         if options.kinds.contains(.circle) {
             // The server in-process, like the one over HTTP, is timed as one that has served a while.
             for circle in Self.warmUpCircles(seed: options.seed) {
@@ -198,21 +198,13 @@ public struct SearchBenchmark: Sendable {
     }
 
     /// Reads the listings' points into memory before any search is timed, as a server does when it starts
-    /// (``ClassPointIndex``), from SQLite and from PostgreSQL when it runs, and says how long each took and what the
-    /// points hold.
-    private func readPoints() async throws -> [String] {
-        var lines: [String] = []
-        for (backend, database) in [("SQLite", store.database as any SQLDatabase)] + (postgres.map { [("PostgreSQL", $0.database)] } ?? []) {
-            let start = ContinuousClock.now
-            let points = try await database.read { db in try await db.classPoints?.points(db) }
-            guard let points else {
-                lines.append("\(backend)'s listings' points in memory: not held (circles walk with SQL)")
-                continue
-            }
-            let megabytes = String(format: "%.0f", Double(points.heldBytes) / 1_048_576)
-            lines.append("\(backend)'s listings' points in memory: \(points.count) read in \(ContinuousClock.now - start), holding \(megabytes) MB")
-        }
-        return lines
+    /// (``ClassPointIndex``), and says how long it took and what the points hold.
+    private func readPoints() async throws -> String {
+        let start = ContinuousClock.now
+        let points = try await store.database.read { db in try await db.classPoints?.points(db) }
+        guard let points else { return "listings' points in memory: not held (circles walk with SQL)" }
+        let megabytes = Double(points.heldBytes) / 1_048_576
+        return "listings' points in memory: \(points.count) read in \(ContinuousClock.now - start), holding \(String(format: "%.0f", megabytes)) MB"
     }
 
     private func search(_ search: ClassSearch) -> SQLClassSearch {

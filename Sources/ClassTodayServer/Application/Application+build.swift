@@ -101,13 +101,12 @@ public struct ServerEnvironment: Sendable {
             pushCredentials: pushCredentials)
     }
 
-    /// What must run beside the server for this storage: the first read of the listings' points, and on PostgreSQL
-    /// the pool (closed last) and the chat bus listener.
+    /// What must run beside the server for this storage: SQLite's first read of the listings' points, or the
+    /// PostgreSQL pool (closed last) and chat bus listener.
     func storageServices(logger: Logger) -> [any Service] {
-        let warmUp = ClassPointWarmUp(database: storage.database, logger: logger)
         switch storage {
-        case .sqlite: return [warmUp]
-        case .postgres(let store): return [store, warmUp] + ((chatBus as? PostgresChatBus).map { [$0] } ?? [])
+        case .sqlite(let store): [ClassPointWarmUp(store: store, logger: logger)]
+        case .postgres(let store): [store] + ((chatBus as? PostgresChatBus).map { [$0] } ?? [])
         }
     }
 

@@ -11,19 +11,14 @@ public struct PostgresDatabase: SQLDatabase {
     let client: PostgresClient
     /// Where the driver logs.
     let logger: Logger
-    /// The listings' points this node holds in memory, which reads (``read(_:)``) lend to nearest-first circles.
-    let points: ClassPointIndex
     /// The repeated statements prepared on the pool's connections.
     private let prepared = PreparedStatements()
 
-    /// The seam over `client`, whose listings' points `points` holds.
-    init(client: PostgresClient, logger: Logger, points: ClassPointIndex) {
+    /// The seam over `client`.
+    init(client: PostgresClient, logger: Logger) {
         self.client = client
         self.logger = logger
-        self.points = points
     }
-
-    public var lentPoints: ClassPointIndex? { points }
 
     /// PostgreSQL's fragments.
     public var dialect: SQLDialect { .postgres }
@@ -42,23 +37,22 @@ public struct PostgresDatabase: SQLDatabase {
     }
 
     public func read<Result: Sendable>(_ body: (any SQLExecutor) async throws -> Result) async throws -> Result {
-        try await transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", points: points, body)
+        try await transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", body)
     }
 
     public func transaction<Result: Sendable>(_ body: (any SQLExecutor) async throws -> Result) async throws -> Result {
-        try await transaction(begin: "BEGIN", points: nil, body)
+        try await transaction(begin: "BEGIN", body)
     }
 
-    /// Runs `body` in a transaction begun with `begin` on one pooled connection, lending it `points`, committing when
-    /// it returns and rolling back when it throws. The body runs on the connection's event loop
-    /// (``EventLoopExecutor``), where its statements' results arrive: a search's dozen statements then wait for no
-    /// thread hop each.
+    /// Runs `body` in a transaction begun with `begin` on one pooled connection, committing when it returns and
+    /// rolling back when it throws. The body runs on the connection's event loop (``EventLoopExecutor``), where its
+    /// statements' results arrive: a search's dozen statements then wait for no thread hop each.
     private func transaction<Result: Sendable>(
-        begin: SQLStatement, points: ClassPointIndex?, _ body: (any SQLExecutor) async throws -> Result
+        begin: SQLStatement, _ body: (any SQLExecutor) async throws -> Result
     ) async throws -> Result {
         try await client.withConnection { connection in
             try await withTaskExecutorPreference(EventLoopExecutor(eventLoop: connection.eventLoop)) {
-                let db = Connection(connection: connection, logger: logger, prepared: prepared, classPoints: points)
+                let db = Connection(connection: connection, logger: logger, prepared: prepared)
                 _ = try await db.execute(begin)
                 let result: Result
                 do {
@@ -79,8 +73,6 @@ public struct PostgresDatabase: SQLDatabase {
         let connection: PostgresConnection
         let logger: Logger
         let prepared: PreparedStatements
-        /// The listings' points, lent to a read.
-        var classPoints: ClassPointIndex? = nil
 
         var dialect: SQLDialect { .postgres }
 

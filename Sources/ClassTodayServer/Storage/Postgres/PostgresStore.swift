@@ -11,8 +11,6 @@ public final class PostgresStore: Service, Sendable {
     public let client: PostgresClient
     /// The backend seam over the pool, which the repositories run on.
     public let database: PostgresDatabase
-    /// The listings' points this node holds in memory, for nearest-first circles.
-    let classPoints: ClassPointIndex
     /// How to open a connection of one's own (the chat bus's listener), to the same server as the pool.
     let connectionConfiguration: PostgresConnection.Configuration
     private let running: Task<Void, Never>
@@ -27,9 +25,7 @@ public final class PostgresStore: Service, Sendable {
         configuration.options.additionalStartupParameters = [("jit", "off")]
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
-        let points = ClassPointIndex()
-        self.classPoints = points
-        self.database = PostgresDatabase(client: client, logger: logger, points: points)
+        self.database = PostgresDatabase(client: client, logger: logger)
         self.connectionConfiguration = PostgresConnection.Configuration(
             host: endpoint.host, port: endpoint.port, username: endpoint.user, password: endpoint.password,
             database: endpoint.database, tls: try endpoint.connectionTLS())

@@ -12,15 +12,13 @@ public protocol SQLExecutor: Sendable {
     /// Runs `statement` and returns how many rows it inserted, updated or deleted.
     @discardableResult
     func execute(_ statement: SQLStatement) async throws -> Int
-    /// The listings' points the backend keeps in memory for nearest-first circles (``ClassPointIndex``), when this
-    /// executor reads one snapshot (a read's); nil walks the circle with statements.
+    /// The listings' points the backend keeps in memory for nearest-first circles, when this executor reads one
+    /// snapshot and the backend keeps them (SQLite's ``ClassPointIndex``); nil walks the circle with statements.
     var classPoints: ClassPointIndex? { get }
 }
 
 /// A database: statements run on a pooled connection one at a time, or several on one connection.
 public protocol SQLDatabase: SQLExecutor {
-    /// The listings' points in memory that this database's reads lend (``SQLExecutor/classPoints``).
-    var lentPoints: ClassPointIndex? { get }
     /// Runs `body` on one connection reading one consistent snapshot (no writes).
     func read<Result: Sendable>(_ body: (any SQLExecutor) async throws -> Result) async throws -> Result
     /// Runs `body` in one transaction, committed when it returns and rolled back when it throws (the error is

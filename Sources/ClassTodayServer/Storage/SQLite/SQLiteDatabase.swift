@@ -18,8 +18,6 @@ public struct SQLiteDatabase: SQLDatabase {
         self.points = points
     }
 
-    public var lentPoints: ClassPointIndex? { points }
-
     /// SQLite's fragments.
     public var dialect: SQLDialect { .sqlite }
 

@@ -56,48 +56,39 @@ package struct SQLClassSearch {
     private var ordering: String { search.sort.rawValue }
 
     /// Runs the search on `database`: in one snapshot (``SQLDatabase/read(_:)``), unless the backend's index reads the
-    /// page in its order (``nearestOrder``) and the listings' points in memory cannot read it instead (not read yet, or
-    /// not kept): that page is one statement, listings and all, and needs no snapshot of its own.
+    /// page in its order (``nearestOrder``), whose page is one statement, listings and all, and needs no snapshot of its
+    /// own.
     package func run(on database: any SQLDatabase) async throws -> Page<ClassView> {
-        if nearestOrder != nil, database.lentPoints?.isReady != true { return try await run(database) }
+        if nearestOrder != nil { return try await run(database) }
         return try await database.read { db in try await run(db) }
     }
 
-    /// Runs the search on `db` (one snapshot: inside ``SQLDatabase/read(_:)``, but for a page the index orders). A plain
-    /// circle is read from the listings' points in memory when `db` lends them and they can answer
-    /// (``nearestFirstInMemory(_:points:circle:)``), else in the index's order where it has one.
+    /// Runs the search on `db` (one snapshot: inside ``SQLDatabase/read(_:)``, but for a page the index orders).
     package func run(_ db: any SQLExecutor) async throws -> Page<ClassView> {
-        if search.sort == .distance, search.keyword == nil, let circle = search.circle, let points = try await pointsForFilters(db) {
-            let scoped = try await scoped(db)
-            if let keys = try await scoped.nearestFirstInMemory(db, points: points, circle: circle) {
-                return try await scoped.views(for: keys, db)
-            }
-        }
         if let order = nearestOrder, let circle = search.circle, let page = try await pageByIndex(db, order: order, circle: circle) {
             return page
         }
         if search.sort == .distance, let circle = search.circle, let page = try await commonKeywordPageByIndex(db, circle: circle) {
             return page
         }
-        return try await scoped(db).runScoped(db)
+        var scoped = self
+        if let viewerId { scoped.blockedWriters = Set(try await BlockSQL.counterparts(of: viewerId, db)) }
+        return try await scoped.runScoped(db)
     }
 
     /// The writers whose listings the viewer must not see (blocked either way), read once per search and left out
     /// in Swift: the key statements then select `writer_id`, and stay the same statements whoever the viewer blocked.
     private var blockedWriters: Set<String> = []
 
-    /// This search with the viewer's ``blockedWriters`` read.
-    private func scoped(_ db: any SQLExecutor) async throws -> SQLClassSearch {
-        var scoped = self
-        if let viewerId { scoped.blockedWriters = Set(try await BlockSQL.counterparts(of: viewerId, db)) }
-        return scoped
-    }
-
     private func runScoped(_ db: any SQLExecutor) async throws -> Page<ClassView> {
         let keys: [Key]
         if search.sort == .distance, let circle = search.circle {
-            try await index.prepareWalk(db)
-            keys = try await nearestFirst(db, circle: circle)
+            if let found = try await nearestFirstInMemory(db, circle: circle) {
+                keys = found
+            } else {
+                try await index.prepareWalk(db)
+                keys = try await nearestFirst(db, circle: circle)
+            }
         } else if search.sort == .relevance, let keyword = search.keyword {
             keys = try await byRelevance(db, keyword: keyword)
         } else {
@@ -170,8 +161,7 @@ package struct SQLClassSearch {
 
     private func nearestFirst(_ db: any SQLExecutor, circle: ClassSearch.Circle) async throws -> [Key] {
         let confirming = search.keyword?.needsVerification == true
-        // The points place a keyword's hits by their rowids, when they keep them (SQLite's).
-        let points = confirming ? try await pointsForFilters(db).flatMap { $0.keepsRowids ? $0 : nil } : nil
+        let points = confirming ? try await pointsForFilters(db) : nil
         var walk = NearestCellWalk(center: circle.center, radius: circle.radius)
         var keys = NearestFirstPage<Key, String>(wanted: page.limit + 1, distance: { $0.distance ?? 0 }, id: { $0.id })
         var rangeCells: RangeCellStatement?
@@ -326,15 +316,18 @@ package struct SQLClassSearch {
     /// A listing's point in the in-memory walk: its distance from the centre and its packed id.
     private typealias PointKey = (distance: Double, id: UInt128)
 
-    /// The keys of a nearest-first page without a keyword read from the listings' `points` in memory (as of `db`'s
-    /// snapshot: ``pointsForFilters(_:)``): the walk of ``nearestFirst(_:circle:)``, each cell read from memory and
-    /// split while it holds more than a cell read with a statement may. Nil when the cursor is not one of their pages'.
-    private func nearestFirstInMemory(_ db: any SQLExecutor, points: ClassPoints, circle: ClassSearch.Circle) async throws -> [Key]? {
+    /// The keys of a nearest-first page read from the listings' points in memory (``SQLExecutor/classPoints``): the
+    /// walk of ``nearestFirst(_:circle:)``, each cell read from memory and split while it holds more than a cell read
+    /// with a statement may. Nil when the points cannot answer: the search has filters they do not hold (a keyword, a
+    /// district, a box, masks, prices), its cursor is not one of their pages', or they cannot answer this read.
+    private func nearestFirstInMemory(_ db: any SQLExecutor, circle: ClassSearch.Circle) async throws -> [Key]? {
+        guard search.keyword == nil else { return nil }
         var after: PointKey?
         if let position = startPosition {
             guard case .double(let distance) = position.value, let id = Identifier.packed(position.id) else { return nil }
             after = (distance, id)
         }
+        guard let points = try await pointsForFilters(db) else { return nil }
         let hidden = try await hiddenWriters(in: points, db)
         let (status, type) = (search.status, search.type)
         var walk = NearestCellWalk(center: circle.center, radius: circle.radius)

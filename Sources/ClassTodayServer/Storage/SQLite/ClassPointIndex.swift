@@ -2,14 +2,12 @@ import ClassTodayCore
 import Synchronization
 
 /// Every listing that is neither deleted nor hidden, as a point held in memory in geohash order, so that a
-/// nearest-first circle reads its walk's cells without a statement each (``SQLClassSearch``), on either backend (each
-/// PostgreSQL node holds its own).
+/// nearest-first circle on SQLite reads its walk's cells without a statement each (``SQLClassSearch``).
 ///
-/// The points follow `classes` through the log `class_point_changes`, which triggers fill in whichever process or node
-/// writes, numbering the changes in commit order without a gap (SQLite's migration 0018, PostgreSQL's 0017).
-/// ``points(_:)`` first brings them up to the caller's snapshot: it applies the changes after the last one they hold,
-/// reading those listings as that snapshot has them, so a page is the one the SQL walk would read in the same snapshot.
-/// Points never read, or further behind than the log keeps, are read again whole.
+/// The points follow `classes` through the log `class_point_changes`, which triggers fill in whichever process writes
+/// (migration 0018). ``points(_:)`` first brings them up to the caller's snapshot: it applies the changes after the
+/// last one they hold, reading those listings as that snapshot has them, so a page is the one the SQL walk would read
+/// in the same snapshot. Points never read, or further behind than the log keeps, are read again whole.
 public final class ClassPointIndex: Sendable {
     private enum State: Sendable {
         /// Not read yet.
@@ -34,7 +32,6 @@ public final class ClassPointIndex: Sendable {
     /// answer this read (another read is reading them whole, a newer snapshot has already moved them on, or a
     /// listing's id is not one the server makes), and the caller walks with SQL.
     package func points(_ db: any SQLExecutor) async throws -> ClassPoints? {
-        if case .unusable = state.withLock({ $0 }) { return nil }
         let latest: Int64 = try await db.row("SELECT COALESCE(MAX(seq), 0) AS latest FROM class_point_changes")?["latest"] ?? 0
         let held: ClassPoints? = state.withLock { state in
             guard case .ready(let points) = state else { return nil }
@@ -65,15 +62,6 @@ public final class ClassPointIndex: Sendable {
         return claimed ? try await readWhole(as: latest, db) : nil
     }
 
-    /// Whether the points have been read whole and can answer a search (``points(_:)`` may still find them unable to
-    /// answer a given read).
-    package var isReady: Bool {
-        state.withLock { state in
-            if case .ready = state { return true }
-            return false
-        }
-    }
-
     /// Reads the points whole (``read(as:_:)``) for a caller that has set the state to reading, and keeps them.
     private func readWhole(as latest: Int64, _ db: any SQLExecutor) async throws -> ClassPoints? {
         do {
@@ -86,31 +74,26 @@ public final class ClassPointIndex: Sendable {
         }
     }
 
-    /// The columns of a point, over `classes c`: on SQLite, its rowid too (`row_key`), which its keyword index's hits
-    /// name (``ClassPoints/point(row:)``).
-    private static func columns(_ dialect: SQLDialect) -> String {
-        (dialect.backend == .sqlite ? "c.rowid AS row_key, " : "") + "c.id, c.lat, c.lon, c.status, c.type, c.writer_id"
-    }
-
+    /// The columns of a point, over `classes c`.
+    private static let columns = "c.rowid AS row_key, c.id, c.lat, c.lon, c.status, c.type, c.writer_id"
     /// The listings the index holds, over `classes c`.
     private static let held = "c.deleted_at IS NULL AND c.hidden_at IS NULL AND c.lat IS NOT NULL"
 
-    /// Every held listing, read in batches, as of the log's change `latest`; nil when a listing's id cannot be held.
-    /// SQLite reads them in rowid order, the table's own; PostgreSQL, which has no rowid, in id order.
+    /// Every held listing, read in rowid order in batches, as of the log's change `latest`; nil when a listing's id
+    /// cannot be held.
     private static func read(as latest: Int64, _ db: any SQLExecutor) async throws -> ClassPoints? {
-        let byRowid = db.dialect.backend == .sqlite
-        var points = ClassPoints.Builder(keepsRowids: byRowid)
-        var after: SQLStatement = "1 = 1"
+        var points = ClassPoints.Builder()
+        var after = Int64.min
         while true {
             let rows = try await db.rows("""
-                SELECT \(raw: columns(db.dialect)) FROM classes c
-                WHERE \(after) AND \(raw: held) ORDER BY \(raw: byRowid ? "c.rowid" : "c.id") LIMIT \(readBatch)
+                SELECT \(raw: columns) FROM classes c
+                WHERE c.rowid > \(after) AND \(raw: held) ORDER BY c.rowid LIMIT \(readBatch)
                 """)
             for row in rows {
                 guard try points.add(row) else { return nil }
             }
             guard rows.count == readBatch, let last = rows.last else { break }
-            after = byRowid ? "c.rowid > \(try last["row_key"] as Int64)" : "c.id > \(try last["id"] as String)"
+            after = try last["row_key"]
         }
         return points.build(as: latest)
     }
@@ -128,7 +111,7 @@ public final class ClassPointIndex: Sendable {
         for id in changed {
             updated.remove(id: id)
         }
-        let rows = try await db.rows("SELECT \(raw: columns(db.dialect)) FROM classes c WHERE c.id IN \(db.dialect.list(changed)) AND \(raw: held)")
+        let rows = try await db.rows("SELECT \(raw: columns) FROM classes c WHERE c.id IN \(db.dialect.list(changed)) AND \(raw: held)")
         for row in rows {
             guard try updated.insert(row) else { return nil }
         }
@@ -168,7 +151,7 @@ package struct ClassPoints: Sendable {
         }
     }
 
-    /// Where a listing's point is, in id order: its cell key, and its rowid (0 where the points keep none).
+    /// Where a listing's point is, in id order: its cell key, and its rowid.
     private struct Placed: ChunkSorted {
         let id: UInt128
         let key: UInt64
@@ -177,8 +160,7 @@ package struct ClassPoints: Sendable {
         var order: UInt128 { id }
     }
 
-    /// A listing's point in rowid order: a copy, so that a keyword index's hits (SQLite's) find their points with one
-    /// search.
+    /// A listing's point in rowid order: a copy, so that a keyword index's hits find their points with one search.
     private struct RowPoint: ChunkSorted {
         let point: Point
         let row: Int64
@@ -188,24 +170,18 @@ package struct ClassPoints: Sendable {
 
     /// Collects points in any order.
     struct Builder {
-        private let keepsRowids: Bool
         private var points: [Point] = []
         private var placed: [Placed] = []
         private var byRow: [RowPoint] = []
         private var writers = WriterNumbers()
 
-        /// Collects points whose rows carry their rowids (`row_key`), which the points then keep, when `keepsRowids`.
-        init(keepsRowids: Bool) {
-            self.keepsRowids = keepsRowids
-        }
-
         /// Adds the listing of `row` (``ClassPointIndex``'s columns); false when its id cannot be held.
         mutating func add(_ row: SQLRow) throws -> Bool {
             guard let point = try Point(row: row, writers: &writers) else { return false }
-            let rowid: Int64 = keepsRowids ? try row["row_key"] : 0
+            let rowid: Int64 = try row["row_key"]
             points.append(point)
             placed.append(Placed(id: point.id, key: point.key, row: rowid))
-            if keepsRowids { byRow.append(RowPoint(point: point, row: rowid)) }
+            byRow.append(RowPoint(point: point, row: rowid))
             return true
         }
 
@@ -215,20 +191,19 @@ package struct ClassPoints: Sendable {
             placed.sort { $0.id < $1.id }
             byRow.sort { $0.row < $1.row }
             return ClassPoints(byCell: SortedChunks(sorted: points), byId: SortedChunks(sorted: placed),
-                               byRow: keepsRowids ? SortedChunks(sorted: byRow) : nil, writers: writers, change: change)
+                               byRow: SortedChunks(sorted: byRow), writers: writers, change: change)
         }
     }
 
     private var byCell: SortedChunks<Point>
     private var byId: SortedChunks<Placed>
-    /// The copy in rowid order, on SQLite; nil where listings have no rowid (PostgreSQL).
-    private var byRow: SortedChunks<RowPoint>?
+    private var byRow: SortedChunks<RowPoint>
     private var writers: WriterNumbers
     /// The change of the log `class_point_changes` the points are as of.
     fileprivate(set) var change: Int64
 
     private init(
-        byCell: SortedChunks<Point>, byId: SortedChunks<Placed>, byRow: SortedChunks<RowPoint>?, writers: WriterNumbers, change: Int64
+        byCell: SortedChunks<Point>, byId: SortedChunks<Placed>, byRow: SortedChunks<RowPoint>, writers: WriterNumbers, change: Int64
     ) {
         (self.byCell, self.byId, self.byRow, self.writers, self.change) = (byCell, byId, byRow, writers, change)
     }
@@ -236,18 +211,15 @@ package struct ClassPoints: Sendable {
     /// How many points there are.
     package var count: Int { byId.count }
 
-    /// The bytes the points in their orders and their ids take (not counting the chunks' spare capacity or the
+    /// The bytes the points in both orders and their ids take (not counting the chunks' spare capacity or the
     /// writers' numbers).
     package var heldBytes: Int {
-        count * (MemoryLayout<Point>.stride + MemoryLayout<Placed>.stride + (byRow == nil ? 0 : MemoryLayout<RowPoint>.stride))
+        count * (MemoryLayout<Point>.stride + MemoryLayout<Placed>.stride + MemoryLayout<RowPoint>.stride)
     }
 
-    /// Whether the points keep their listings' rowids (SQLite's), which ``point(row:)`` finds them by.
-    var keepsRowids: Bool { byRow != nil }
-
-    /// The point of the listing whose rowid is `row`, if it is held and the points keep rowids.
+    /// The point of the listing whose rowid is `row`, if it is held.
     func point(row: Int64) -> Point? {
-        byRow?.element(at: row)?.point
+        byRow.element(at: row)?.point
     }
 
     /// The number the points give the user `id`'s listings, or nil when they hold none of them.
@@ -276,10 +248,10 @@ package struct ClassPoints: Sendable {
     fileprivate mutating func insert(_ row: SQLRow) throws -> Bool {
         guard let point = try Point(row: row, writers: &writers) else { return false }
         remove(packed: point.id)
-        let placed = Placed(id: point.id, key: point.key, row: byRow == nil ? 0 : try row["row_key"])
+        let placed = Placed(id: point.id, key: point.key, row: try row["row_key"])
         byCell.insert(point)
         byId.insert(placed)
-        byRow?.insert(RowPoint(point: point, row: placed.row))
+        byRow.insert(RowPoint(point: point, row: placed.row))
         return true
     }
 
@@ -291,7 +263,7 @@ package struct ClassPoints: Sendable {
     private mutating func remove(packed id: UInt128) {
         guard let placed = byId.remove(at: id) else { return }
         byCell.remove(at: CellOrder(key: placed.key, id: id))
-        byRow?.remove(at: placed.row)
+        byRow.remove(at: placed.row)
     }
 
     /// The writers of the points, numbered in order of appearance.

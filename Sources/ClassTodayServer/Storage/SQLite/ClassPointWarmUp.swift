@@ -4,15 +4,15 @@ import ServiceLifecycle
 /// Reads the listings' points (``ClassPointIndex``) as the server starts, so that no search waits for them: searches
 /// that come first walk their circles with SQL until the points are read.
 struct ClassPointWarmUp: Service {
-    /// The database whose points to read (its reads lend them).
-    let database: any SQLDatabase
+    /// The database whose points to read.
+    let store: SQLiteStore
     /// Where the outcome is reported.
     let logger: Logger
 
     func run() async throws {
         let start = ContinuousClock.now
         do {
-            if let points = try await database.read({ db in try await db.classPoints?.points(db)?.count }) {
+            if let points = try await store.database.read({ db in try await db.classPoints?.points(db)?.count }) {
                 logger.info("listings' points read", metadata: ["points": "\(points)", "duration": "\(ContinuousClock.now - start)"])
             } else {
                 logger.notice("listings' points not held (a listing's id is not one the server makes): circles walk with SQL")
