@@ -8,7 +8,7 @@ import Testing
 
 /// SQLite's listings' points in memory (``ClassPointIndex``): nearest-first pages read from them are the SQL walk's
 /// pages, page by page, and they follow every write, from this process or another, in the reader's own snapshot.
-@Suite("Listings' points in memory", .serialized)
+@Suite("Listings' points in memory", .serialized, .sqliteOnly)
 struct ClassPointIndexTests {
     typealias Fixture = SearchPropertyTests.Fixture
 

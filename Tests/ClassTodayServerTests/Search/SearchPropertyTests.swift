@@ -9,7 +9,7 @@ import Testing
 /// near the antimeridian and the poles, tiny and maximal radii, keywords, filters, every sort, random page
 /// sizes), each compared with a full scan that applies ``ClassSearch/matchesFilters(_:)`` and
 /// ``SearchQuery/matches(_:)`` to every listing.
-@Suite("Search against brute force", .serialized)
+@Suite("Search against brute force", .serialized, .sqliteOnly)
 struct SearchPropertyTests {
 
     static let words = ["수학", "요가", "영어", "기타", "수업", "과외", "초등", "코딩", "python", "Guitar", "yoga", "토익", "영", "피아노 레슨", "요가수업", "café"]

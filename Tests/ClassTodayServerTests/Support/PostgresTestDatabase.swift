@@ -1,6 +1,7 @@
 import ClassTodayServer
 import Foundation
 import Logging
+import Testing
 
 /// Fresh PostgreSQL databases for tests, when `CLASSTODAY_TEST_DATABASE_URL` names a server (CI starts a throwaway
 /// one with `scripts/throwaway-postgres`). Each call creates a new empty database on that server with `psql`, so
@@ -38,5 +39,13 @@ enum PostgresTestDatabase {
         defer { store.close() }
         try await store.migrate(try Migration.load(from: TestServer.migrationsDirectory + "/postgres"), logger: logger)
         return url
+    }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Leaves out of a PostgreSQL run a suite whose tests open their own SQLite database whatever the environment:
+    /// the run without `CLASSTODAY_TEST_DATABASE_URL` ran them already (CI runs the tests on SQLite, then on PostgreSQL).
+    static var sqliteOnly: Self {
+        .disabled(if: PostgresTestDatabase.serverURL != nil, "opens its own SQLite database: the SQLite run covers it")
     }
 }
