@@ -9,7 +9,7 @@ import Testing
 
 /// Two server nodes on their own loopback ports sharing one PostgreSQL database: chat crosses between them over
 /// the LISTEN/NOTIFY bus. Runs when `CLASSTODAY_TEST_DATABASE_URL` names a PostgreSQL server.
-@Suite("Chat across two nodes", .enabled(if: PostgresTestDatabase.serverURL != nil))
+@Suite("Chat across two nodes", .postgresOnly)
 struct TwoNodeChatTests {
     /// Starts two live nodes over the same fresh database and runs `body` with a client of each.
     static func withTwoNodes(

@@ -244,7 +244,7 @@ struct PushDeliveryTests {
 }
 
 /// Two nodes on one PostgreSQL database, each running its delivery service: every push goes out exactly once.
-@Suite("Push across two nodes", .enabled(if: PostgresTestDatabase.serverURL != nil))
+@Suite("Push across two nodes", .postgresOnly)
 struct TwoNodePushTests {
     @Test("two nodes deliver each push exactly once")
     func exactlyOnce() async throws {

@@ -98,7 +98,7 @@ struct HitEstimateTests {
 
 /// ``HitEstimate/read(_:column:district:_:)`` against a real planner. Runs only when `CLASSTODAY_TEST_DATABASE_URL`
 /// names a server.
-@Suite("HitEstimate on PostgreSQL", .enabled(if: PostgresTestDatabase.serverURL != nil))
+@Suite("HitEstimate on PostgreSQL", .postgresOnly)
 struct PostgresHitEstimateTests {
     static let logger = Logger(label: "test.postgres-hit-estimate")
 

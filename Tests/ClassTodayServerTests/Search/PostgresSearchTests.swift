@@ -13,7 +13,7 @@ import Testing
 /// ``ClassSearch/matchesFilters(_:)`` and ``SearchQuery/matches(_:)``; and alert fan-out against ``Alert/matches(_:)``,
 /// also with several fan-outs running at once. Runs only when `CLASSTODAY_TEST_DATABASE_URL` names a server.
 @Suite("PostgresSearch: Postgres search and alerts against brute force", .serialized,
-       .enabled(if: PostgresTestDatabase.serverURL != nil))
+       .postgresOnly)
 struct PostgresSearchTests {
     static let logger = Logger(label: "test.postgres-search")
 

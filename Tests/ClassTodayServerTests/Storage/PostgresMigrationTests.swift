@@ -4,7 +4,7 @@ import Logging
 import Testing
 
 /// The PostgreSQL migrator when several nodes start at once.
-@Suite("PostgreSQL migrations", .enabled(if: PostgresTestDatabase.serverURL != nil))
+@Suite("PostgreSQL migrations", .postgresOnly)
 struct PostgresMigrationTests {
     /// Checks that nodes migrating one empty database together apply each file once and all succeed.
     @Test("three nodes migrating one database at once: each file applied once, every node succeeds")

@@ -6,7 +6,7 @@ import Testing
 /// Repeated statements (``SQLStatement/isRepeated``) run prepared on PostgreSQL: their rows must read back exactly as
 /// an unnamed statement's, value types included, on every connection of the pool and past the per-connection limit.
 /// Runs only when `CLASSTODAY_TEST_DATABASE_URL` names a server.
-@Suite("PostgreSQL prepared statements", .enabled(if: PostgresTestDatabase.serverURL != nil))
+@Suite("PostgreSQL prepared statements", .postgresOnly)
 struct PostgresPreparedStatementTests {
     static let logger = Logger(label: "test.postgres-prepared")
 

@@ -9,7 +9,7 @@ import Testing
 /// concurrency tests run writers through two stores (two connection pools, like two nodes). Runs only when
 /// `CLASSTODAY_TEST_DATABASE_URL` names a server.
 @Suite("PostgresRepository: users, sessions, images, chat and matches on PostgreSQL",
-       .enabled(if: PostgresTestDatabase.serverURL != nil))
+       .postgresOnly)
 struct PostgresRepositoryTests {
     static let logger = Logger(label: "test.postgres-repositories")
 

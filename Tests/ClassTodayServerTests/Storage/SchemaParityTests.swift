@@ -4,7 +4,7 @@ import Testing
 @testable import ClassTodayServer
 
 /// The two dialects' schema files must describe one schema: the repositories are written once over both.
-@Suite("Schema parity", .enabled(if: PostgresTestDatabase.serverURL != nil))
+@Suite("Schema parity", .postgresOnly)
 struct SchemaParityTests {
     /// Tables that exist on one backend only, on purpose, with the reason.
     static let backendOnly: Set<String> = [

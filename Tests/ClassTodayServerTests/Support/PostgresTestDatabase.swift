@@ -43,6 +43,11 @@ enum PostgresTestDatabase {
 }
 
 extension Trait where Self == ConditionTrait {
+    /// Runs a suite only when `CLASSTODAY_TEST_DATABASE_URL` names a PostgreSQL server (see ``PostgresTestDatabase``).
+    static var postgresOnly: Self {
+        .enabled(if: PostgresTestDatabase.serverURL != nil, "needs CLASSTODAY_TEST_DATABASE_URL")
+    }
+
     /// Leaves out of a PostgreSQL run a suite whose tests open their own SQLite database whatever the environment:
     /// the run without `CLASSTODAY_TEST_DATABASE_URL` ran them already (CI runs the tests on SQLite, then on PostgreSQL).
     static var sqliteOnly: Self {
