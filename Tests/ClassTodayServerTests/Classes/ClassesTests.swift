@@ -214,6 +214,11 @@ struct ClassesTests {
             #expect(seen.isFavorite)
             let anonymous = try await listing(as: nil)
             #expect(!anonymous.isFavorite && anonymous.favoriteCount == 1)
+            // A search page reads its listings with one statement, for a viewer or for nobody.
+            for (token, isFavorite) in [(fan, true), (owner, false), (nil, false)] {
+                let items = try await client.send(.get, "/v1/classes?limit=5", token: token).jsonObject()["items"] as? [[String: Any]]
+                #expect(items?.first { $0["id"] as? String == id }?["isFavorite"] as? Bool == isFavorite)
+            }
             #expect(try await client.walk("/v1/me/favorites", token: fan, limit: 5) == [id])
             for _ in 0..<2 {
                 #expect(try await client.send(.delete, "/v1/classes/\(id)/favorite", token: fan).status == .noContent)
