@@ -12,8 +12,7 @@ import Testing
 /// and without spacing, filters, every sort, random page sizes), each compared with a full scan applying
 /// ``ClassSearch/matchesFilters(_:)`` and ``SearchQuery/matches(_:)``; and alert fan-out against ``Alert/matches(_:)``,
 /// also with several fan-outs running at once. Runs only when `CLASSTODAY_TEST_DATABASE_URL` names a server.
-@Suite("PostgresSearch: Postgres search and alerts against brute force", .serialized,
-       .postgresOnly)
+@Suite("PostgresSearch: Postgres search and alerts against brute force", .serialized, .postgresOnly)
 struct PostgresSearchTests {
     static let logger = Logger(label: "test.postgres-search")
 

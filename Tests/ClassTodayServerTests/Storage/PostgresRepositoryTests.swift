@@ -8,8 +8,7 @@ import Testing
 /// The PostgreSQL user, session, image, chat and match repositories, each test on a fresh database; the
 /// concurrency tests run writers through two stores (two connection pools, like two nodes). Runs only when
 /// `CLASSTODAY_TEST_DATABASE_URL` names a server.
-@Suite("PostgresRepository: users, sessions, images, chat and matches on PostgreSQL",
-       .postgresOnly)
+@Suite("PostgresRepository: users, sessions, images, chat and matches on PostgreSQL", .postgresOnly)
 struct PostgresRepositoryTests {
     static let logger = Logger(label: "test.postgres-repositories")
 
