@@ -34,4 +34,16 @@ extension HangulJamo {
         let differing = (a / 588 == b / 588 ? 0 : 1) + (a % 588 / 28 == b % 588 / 28 ? 0 : 1) + (a % 28 == b % 28 ? 0 : 1)
         return differing == 1
     }
+
+    /// The 65 syllables that differ from `syllable` in exactly one jamo (``differByOneJamo(_:_:)``), or none when
+    /// `syllable` is not a precomposed syllable.
+    static func oneJamoAway(from syllable: Unicode.Scalar) -> [Unicode.Scalar] {
+        let index = syllable.value &- syllableBase
+        guard index < syllableCount else { return [] }
+        let (initial, vowel, final) = (index / 588, index % 588 / 28, index % 28)
+        let initials = (0..<UInt32(19)).filter { $0 != initial }.map { $0 * 588 + vowel * 28 + final }
+        let vowels = (0..<UInt32(21)).filter { $0 != vowel }.map { initial * 588 + $0 * 28 + final }
+        let finals = (0..<UInt32(28)).filter { $0 != final }.map { initial * 588 + vowel * 28 + $0 }
+        return (initials + vowels + finals).compactMap { Unicode.Scalar(syllableBase + $0) }
+    }
 }

@@ -53,9 +53,11 @@ extension SearchQuery {
         }
 
         /// The tokens a document holding the pattern surely has (see ``SearchTokenizer/Document``'s index tokens).
-        var indexCondition: IndexCondition {
+        /// With `presentBigrams` (a superset of the Hangul bigrams the index holds, see ``typoBigrams``), a typo no
+        /// listing can hold is not looked for.
+        func indexCondition(presentBigrams: Set<String>? = nil) -> IndexCondition {
             if matchesInitials { return IndexCondition(alternatives: [initialsTokens]) }
-            if toleratesTypo { return IndexCondition(alternatives: typoAlternatives) }
+            if toleratesTypo { return IndexCondition(alternatives: typoAlternatives(presentBigrams: presentBigrams)) }
             if scalars.count == 1 { return IndexCondition(alternatives: [[token(0...0)]]) }
             return IndexCondition(alternatives: [scalars.indices.dropLast().map { token($0...$0 + 1) }])
         }
@@ -81,24 +83,48 @@ extension SearchQuery {
             return tokens.uniqued()
         }
 
-        /// With a typo allowed: for each syllable that may be the mistyped one, the tokens that do not touch it: at
+        /// With a typo allowed, for each syllable that may be the mistyped one, the tokens that do not touch it: at
         /// most two bigrams, the first and the last, with the unigram of a first or last syllable they leave out
         /// (`공업수학` mistyped in `업` needs `공` and `수학`: in the bench's million listings, `수학` alone is held by seven
-        /// times as many); or the other syllables' unigrams when no bigram is left.
-        private var typoAlternatives: [[TokenRequirement]] {
-            var alternatives: [[TokenRequirement]] = []
-            for typo in scalars.indices {
-                let bigrams = scalars.indices.dropLast().filter { $0 != typo && $0 + 1 != typo }
-                let alternative: [TokenRequirement]
-                if let first = bigrams.first, let last = bigrams.last {
-                    let ends = [scalars.startIndex, scalars.endIndex - 1].filter { $0 != typo && ($0 < first || $0 > last + 1) }
-                    alternative = ([first, last].uniqued().map { token($0...$0 + 1) } + ends.map { token($0...$0) })
-                } else {
-                    alternative = scalars.indices.filter { $0 != typo }.map { token($0...$0) }
-                }
-                if !alternatives.contains(alternative) { alternatives.append(alternative) }
+        /// times as many); or the other syllables' unigrams when no bigram is left. These hold for an exact occurrence too.
+        ///
+        /// Given `presentBigrams`, a syllable is left out when none of its typos (``typos(at:)``) forms bigrams that are
+        /// all present: no listing holds such a typo. When every syllable is, the exact word remains, needing all its
+        /// bigrams. Leaving alternatives out never adds a token to the index query, so it costs the index nothing.
+        private func typoAlternatives(presentBigrams: Set<String>?) -> [[TokenRequirement]] {
+            let possible = scalars.indices.filter { typo in
+                presentBigrams.map { present in typos(at: typo).contains { $0.allSatisfy(present.contains) } } ?? true
             }
-            return alternatives
+            guard !possible.isEmpty else { return [scalars.indices.dropLast().map { token($0...$0 + 1) }] }
+            return possible.map(coarseAlternative(typo:)).uniqued()
+        }
+
+        /// The alternative of a typo in the syllable at `typo` (see ``typoAlternatives(presentBigrams:)``).
+        private func coarseAlternative(typo: Int) -> [TokenRequirement] {
+            let bigrams = scalars.indices.dropLast().filter { $0 != typo && $0 + 1 != typo }
+            guard let first = bigrams.first, let last = bigrams.last else {
+                return scalars.indices.filter { $0 != typo }.map { token($0...$0) }
+            }
+            let ends = [scalars.startIndex, scalars.endIndex - 1].filter { $0 != typo && ($0 < first || $0 > last + 1) }
+            return [first, last].uniqued().map { token($0...$0 + 1) } + ends.map { token($0...$0) }
+        }
+
+        /// For each syllable one jamo away from the one at `typo`, the bigrams it forms with the term's syllables
+        /// beside it, as index tokens.
+        private func typos(at typo: Int) -> [[String]] {
+            HangulJamo.oneJamoAway(from: scalars[typo]).map { syllable in
+                var bigrams: [String] = []
+                if typo > 0 { bigrams.append(String(String.UnicodeScalarView([scalars[typo - 1], syllable]))) }
+                if typo + 1 < scalars.count { bigrams.append(String(String.UnicodeScalarView([syllable, scalars[typo + 1]]))) }
+                return bigrams
+            }
+        }
+
+        /// Every bigram a typo of this pattern may form (``typos(at:)``), when it tolerates one: which of them the index
+        /// holds tells which typos its condition must look for (``indexCondition(presentBigrams:)``).
+        var typoBigrams: [String] {
+            guard toleratesTypo else { return [] }
+            return scalars.indices.flatMap { typos(at: $0).joined() }
         }
 
         /// The literal run token of `range`.

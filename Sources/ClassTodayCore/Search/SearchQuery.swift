@@ -44,12 +44,36 @@ public struct SearchQuery: Sendable, Hashable {
     /// alert matching tests one query against many listings.
     private let runPatterns: [RunPattern?]
 
+    /// Each term's index condition once the typo-tolerant ones are narrowed by the bigrams the index holds
+    /// (``narrowingTypos(toBigramsIn:)``), in the order of ``terms``: nil while they are coarse.
+    private var narrowedConditions: [IndexCondition]?
+
     /// Creates a query from its terms; use ``SearchTokenizer/query(_:)`` to parse user text.
     init(terms: [Term]) {
         self.terms = terms
         runPatterns = terms.map { term in
             if case .substring(let text) = term { RunPattern(text) } else { nil }
         }
+    }
+
+    /// The Hangul bigrams a typo in a typo-tolerant term may form with the syllables beside it, in order, each once;
+    /// empty when no term tolerates one, or once narrowed. Which of them the index holds tells which typos its query
+    /// must look for (``narrowingTypos(toBigramsIn:)``).
+    public var typoBigrams: [String] {
+        guard narrowedConditions == nil else { return [] }
+        var seen: Set<String> = []
+        return runPatterns.flatMap { $0?.typoBigrams ?? [] }.filter { seen.insert($0).inserted }
+    }
+
+    /// This query with its typo-tolerant terms' index conditions narrowed to the typos some listing may hold:
+    /// `present` must hold every one of ``typoBigrams`` that the index holds (it may hold more). A syllable none of
+    /// whose typos forms bigrams all in `present` needs no alternative of its own: `없는말`, where no listing holds a
+    /// pair like `없느` or `는맘`, then needs `없는` and `는말` instead of `는말`, or `없` and `말` anywhere, or `없는`. The
+    /// condition still selects every match, never names more tokens, and selects far fewer listings that do not match.
+    public func narrowingTypos(toBigramsIn present: Set<String>) -> SearchQuery {
+        var query = self
+        query.narrowedConditions = terms.indices.map { condition(at: $0, presentBigrams: present) }
+        return query
     }
 
     /// One term's condition on the index: a document must have every token of at least one alternative.
@@ -65,8 +89,8 @@ public struct SearchQuery: Sendable, Hashable {
         var conditions: [IndexCondition] = []
         var budget = SearchTokenizer.maximumMatchTerms
         var seen: Set<TokenRequirement> = []
-        for term in terms {
-            let condition = Self.condition(for: term)
+        for index in terms.indices {
+            let condition = condition(at: index)
             if condition.alternatives.count == 1 {
                 // Tokens of a plain term can be left out one by one: the condition only widens.
                 let fresh = condition.alternatives[0].filter { seen.insert($0).inserted }.prefix(budget)
@@ -96,8 +120,8 @@ public struct SearchQuery: Sendable, Hashable {
         let coarse = runPatterns.contains { pattern in
             pattern.map { $0.scalars.count >= 3 || $0.matchesInitials } ?? false
         }
-        let requirementCount = terms.reduce(0) { count, term in
-            count + Self.condition(for: term).alternatives.reduce(0) { $0 + $1.count }
+        let requirementCount = terms.indices.reduce(0) { count, index in
+            count + condition(at: index).alternatives.reduce(0) { $0 + $1.count }
         }
         return coarse || requirementCount > SearchTokenizer.maximumMatchTerms
     }
@@ -162,14 +186,19 @@ public struct SearchQuery: Sendable, Hashable {
         }
     }
 
-    /// The index condition of one term.
-    private static func condition(for term: Term) -> IndexCondition {
-        switch term {
+    /// The index condition of the term at `index`, narrowed if the query is.
+    private func condition(at index: Int) -> IndexCondition {
+        narrowedConditions?[index] ?? condition(at: index, presentBigrams: nil)
+    }
+
+    /// The index condition of the term at `index`, its typos narrowed to `presentBigrams` when given.
+    private func condition(at index: Int, presentBigrams: Set<String>?) -> IndexCondition {
+        switch terms[index] {
         case .prefix(let text):
             let token = SearchTokenizer.TokenEncoder.wordToken(Array(text.unicodeScalars)[...])
             return IndexCondition(alternatives: [[TokenRequirement(token: token, isPrefix: true)]])
         case .substring(let text):
-            return RunPattern(text).indexCondition
+            return (runPatterns[index] ?? RunPattern(text)).indexCondition(presentBigrams: presentBigrams)
         }
     }
 }

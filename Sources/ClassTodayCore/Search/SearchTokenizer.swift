@@ -62,6 +62,14 @@ public enum SearchTokenizer {
         indexTokens(for: text).joined(separator: " ")
     }
 
+    /// The bigrams of Hangul syllables among the index tokens of `text`, each once: the index's bigrams that a
+    /// typo-tolerant query looks up (``SearchQuery/typoBigrams``) are these of every listing.
+    public static func syllableBigrams(in text: String) -> Set<String> {
+        Set(indexTokens(for: text).filter { token in
+            token.unicodeScalars.count == 2 && token.unicodeScalars.allSatisfy(HangulJamo.isSyllable)
+        })
+    }
+
     /// Parses a user's search text; nil when it holds nothing searchable (empty, only white space,
     /// punctuation or symbols), which the API reports as an invalid query.
     public static func query(_ text: String) -> SearchQuery? {

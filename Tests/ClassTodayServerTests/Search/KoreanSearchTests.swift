@@ -47,6 +47,33 @@ struct KoreanSearchTests {
         }
     }
 
+    @Test("a typo finds listings whose misspelt bigrams were new when they were created or edited, not those holding the word's syllables apart, also once the bigrams are read again from the index as the migration does")
+    func typoBigrams() async throws {
+        try await TestServer.withEnvironment(.router) { environment, client in
+            let (token, _) = try await client.signup()
+            let place: [String: Any] = ["lat": 37.48, "lon": 126.93]
+            _ = try await client.createClass(token: token, ["name": "경험 없는 분 환영", "description": "말씀 주세요", "location": place])
+            #expect(try await Self.found(client, "없는말") == [[], [], []])
+
+            _ = try await client.createClass(token: token, ["name": "없는맘 카페", "description": "", "location": place])
+            let edited = try #require(try await client.createClass(token: token, ["name": "요가 교실", "description": "", "location": place])["id"] as? String)
+            let renamed = try await client.send(.patch, "/v1/classes/\(edited)", json: ["name": "없눈말 모임"], token: token)
+            #expect(renamed.status == .ok)
+            let expected: Set<String> = ["없는맘 카페", "없눈말 모임"]
+            #expect(try await Self.found(client, "없는말") == [expected, expected, expected])
+
+            let database = environment.storage.database
+            let backend = database.dialect.backend == .postgres ? "postgres" : "sqlite"
+            let migration = try #require(try Migration.load(from: TestServer.migrationsDirectory + "/" + backend).first { $0.name == "keyword_bigrams" })
+            try await database.transaction { db in
+                try await db.execute("DROP TABLE keyword_bigrams")
+                for statement in SQLStatements.split(migration.sql) { try await db.execute(SQLStatement(sql: statement)) }
+            }
+            #expect(try await database.row("SELECT COUNT(*) AS n FROM keyword_bigrams WHERE bigram IN ('는맘', '없눈', '눈말')")?["n"] == 3)
+            #expect(try await Self.found(client, "없는말") == [expected, expected, expected])
+        }
+    }
+
     @Test("listings indexed before initial consonants are re-indexed in the background, in batches, then never again")
     func upgrade() async throws {
         try await TestServer.withEnvironment(.router) { environment, client in

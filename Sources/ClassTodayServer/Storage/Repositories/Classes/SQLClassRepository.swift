@@ -40,7 +40,14 @@ public struct SQLClassRepository: ClassRepository {
                 \(listing.status.rawValue), \(listing.writerId), 0, \(createdAt),
                 \(listing.updatedAt.millisecondsSince1970))
             """)
+        try await index(listing, db)
+    }
+
+    /// Stores `listing`'s keyword tokens in the backend's index and their bigrams in ``KeywordBigrams``, inside the
+    /// caller's transaction.
+    private static func index(_ listing: ClassListing, _ db: any SQLExecutor) async throws {
         try await db.dialect.classIndex.index(listing, db)
+        try await KeywordBigrams.record(listing, db)
     }
 
     public func view(id: String, viewerId: String?) async throws -> ClassView? {
@@ -71,7 +78,7 @@ public struct SQLClassRepository: ClassRepository {
                 """)
             if listing.name != before.name || listing.description != before.description || listing.location != before.location
                 || listing.keywordLocation != before.keywordLocation {
-                try await index.index(listing, db)
+                try await Self.index(listing, db)
             }
             if listing.status == .open, before.status != .open {
                 try await db.execute(AlertOutbox.enqueue(classId: id, at: Date()))
@@ -119,7 +126,7 @@ public struct SQLClassRepository: ClassRepository {
                 ORDER BY c.id \(raw: db.dialect.byteOrder) LIMIT \(batchSize)
                 """).map(ClassListing.init(row:))
             for listing in listings {
-                try await db.dialect.classIndex.index(listing, db)
+                try await Self.index(listing, db)
             }
             if let last = listings.last, listings.count == batchSize {
                 try await db.execute("UPDATE search_index_state SET reindexed_through = \(last.id) WHERE id = 1")

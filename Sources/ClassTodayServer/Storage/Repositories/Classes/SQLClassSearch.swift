@@ -28,7 +28,8 @@ import Foundation
 /// from the keyword index (``ClassSearchIndex/newest(_:nameOnly:district:columns:conditions:after:limit:enough:_:)``), and stops
 /// once the page is full: no hit is scored, however common the word.
 package struct SQLClassSearch {
-    let search: ClassSearch
+    /// The search; its keyword's typos narrowed once the read has looked them up (``KeywordBigrams``).
+    private(set) var search: ClassSearch
     let page: PageRequest
     let viewerId: String?
     /// The backend's SQL.
@@ -65,6 +66,11 @@ package struct SQLClassSearch {
 
     /// Runs the search on `db` (one snapshot: inside ``SQLDatabase/read(_:)``, but for a page the index orders).
     package func run(_ db: any SQLExecutor) async throws -> Page<ClassView> {
+        if let keyword = search.keyword, let narrowed = try await KeywordBigrams.narrowing(keyword, db) {
+            var search = self
+            search.search.keyword = narrowed
+            return try await search.run(db)
+        }
         if let order = nearestOrder, let circle = search.circle, let page = try await pageByIndex(db, order: order, circle: circle) {
             return page
         }
