@@ -62,12 +62,12 @@ public enum SearchTokenizer {
         indexTokens(for: text).joined(separator: " ")
     }
 
-    /// The bigrams of Hangul syllables among the index tokens of `text`, each once: the index's bigrams that a
-    /// typo-tolerant query looks up (``SearchQuery/typoBigrams``) are these of every listing.
-    public static func syllableBigrams(in text: String) -> Set<String> {
-        Set(indexTokens(for: text).filter { token in
+    /// The bigrams of Hangul syllables among the tokens of `indexText` (``indexText(for:)``), each once: the index's
+    /// bigrams that a typo-tolerant query looks up (``SearchQuery/typoBigrams``) are these of every listing.
+    public static func syllableBigrams(inIndexText indexText: String) -> Set<String> {
+        Set(indexText.split(separator: " ").lazy.filter { token in
             token.unicodeScalars.count == 2 && token.unicodeScalars.allSatisfy(HangulJamo.isSyllable)
-        })
+        }.map(String.init))
     }
 
     /// Parses a user's search text; nil when it holds nothing searchable (empty, only white space,

@@ -14,6 +14,11 @@ struct TypoNarrowingTests {
         try #require(Support.parseMatchExpression(query.ftsMatchExpression)).isSatisfied(by: SearchTokenizer.indexTokens(for: document))
     }
 
+    /// The Hangul bigrams of `listing`'s index tokens.
+    static func bigrams(of listing: String) -> Set<String> {
+        SearchTokenizer.syllableBigrams(inIndexText: SearchTokenizer.indexText(for: listing))
+    }
+
     /// `text` with one syllable's leading consonant, vowel or final consonant changed at random.
     static func misspelled(_ text: [Unicode.Scalar], using random: inout SeededRandom) -> [Unicode.Scalar] {
         var text = text
@@ -42,14 +47,14 @@ struct TypoNarrowingTests {
         #expect(coarse.typoBigrams.contains("는맘") && coarse.typoBigrams.contains("없느") && !coarse.typoBigrams.contains("없는"))
         #expect(try listings.map { try Self.selects(coarse, $0) } == [true, true, true, false, false, true])
 
-        let withoutTypos = listings.dropLast().reduce(into: Set<String>()) { $0.formUnion(SearchTokenizer.syllableBigrams(in: $1)) }
+        let withoutTypos = listings.dropLast().reduce(into: Set<String>()) { $0.formUnion(Self.bigrams(of: $1)) }
         let narrowed = coarse.narrowingTypos(toBigramsIn: withoutTypos)
         #expect(narrowed.ftsMatchExpression == #""없는" AND "는말""#)
         #expect(try listings.dropLast().map { try Self.selects(narrowed, $0) } == [false, true, false, false, false])
         #expect(narrowed.typoBigrams.isEmpty, "a narrowed word has nothing left to look up")
 
         // Once a listing holds 는맘, a typo in 말 may be anywhere 없는 is.
-        let withTypo = withoutTypos.union(SearchTokenizer.syllableBigrams(in: listings.removeLast()))
+        let withTypo = withoutTypos.union(Self.bigrams(of: listings.removeLast()))
         #expect(try Self.selects(coarse.narrowingTypos(toBigramsIn: withTypo), "없는맘 카페"))
         #expect(coarse.narrowingTypos(toBigramsIn: withTypo).ftsMatchExpression == #""없는""#)
 
@@ -70,7 +75,7 @@ struct TypoNarrowingTests {
                 return String(String.UnicodeScalarView(Int.random(in: 0..<40, using: &random) > 0 ? word : Self.misspelled(word, using: &random)))
             }.joined(separator: Bool.random(using: &random) ? " " : ", ")
         }
-        let present = listings.reduce(into: Set<String>()) { $0.formUnion(SearchTokenizer.syllableBigrams(in: $1)) }
+        let present = listings.reduce(into: Set<String>()) { $0.formUnion(Self.bigrams(of: $1)) }
         let tokens = listings.map(SearchTokenizer.indexTokens)
         // A comma ends a run; spaces join its words.
         let runs = listings.map { $0.split(separator: ",").map { Array($0.unicodeScalars.filter { $0 != " " }) } }

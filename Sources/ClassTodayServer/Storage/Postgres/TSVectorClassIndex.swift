@@ -32,16 +32,15 @@ struct TSVectorClassIndex: ClassSearchIndex {
 
     func rowKey(createdAt: Int64) -> (column: String, value: SQLStatement)? { nil }
 
-    func index(_ listing: ClassListing, _ db: any SQLExecutor) async throws {
+    func index(_ listing: ClassListing, tokens: ClassSearchDocument.Tokens, _ db: any SQLExecutor) async throws {
         let geohash = listing.location.map { Geohash($0, precision: Geohash.storagePrecision).string }
         let cells = ClassSearchDocument.cells(geohash: geohash, district: nil).split(separator: " ").map { Self.cellLexeme(String($0)) }
-        let tokens = ([ClassSearchDocument.tokens(name: listing.name, description: listing.description)] + cells).joined(separator: " ")
-        let nameTokens = ClassSearchDocument.tokens(name: listing.name, description: "")
+        let allTokens = ([tokens.all] + cells).joined(separator: " ")
         // The district is one lexeme, spaces and all, so it joins the vectors apart from the space-separated tokens.
         let district: SQLStatement = listing.keywordLocation.flatMap { $0.isEmpty ? nil : "ARRAY[\(Self.districtLexeme($0))]" } ?? "ARRAY[]::text[]"
         try await db.execute("""
-            UPDATE classes SET search = array_to_tsvector(array_remove(string_to_array(\(tokens), ' '), '') || \(district)),
-                name_search = array_to_tsvector(array_remove(string_to_array(\(nameTokens), ' '), '') || \(district))
+            UPDATE classes SET search = array_to_tsvector(array_remove(string_to_array(\(allTokens), ' '), '') || \(district)),
+                name_search = array_to_tsvector(array_remove(string_to_array(\(tokens.name), ' '), '') || \(district))
             WHERE id = \(listing.id)
             """)
     }

@@ -19,13 +19,12 @@ struct FTS5ClassIndex: ClassSearchIndex {
         ("rowid", Self.rowid(createdAt: createdAt))
     }
 
-    func index(_ listing: ClassListing, _ db: any SQLExecutor) async throws {
+    func index(_ listing: ClassListing, tokens: ClassSearchDocument.Tokens, _ db: any SQLExecutor) async throws {
         try await remove(classId: listing.id, db)
         let geohash = listing.location.map { Geohash($0, precision: Geohash.storagePrecision).string }
         try await db.execute("""
             INSERT INTO class_search (rowid, name, tokens, cells)
-            SELECT rowid, \(ClassSearchDocument.tokens(name: listing.name, description: "")),
-                \(ClassSearchDocument.tokens(name: listing.name, description: listing.description)),
+            SELECT rowid, \(tokens.name), \(tokens.all),
                 \(ClassSearchDocument.cells(geohash: geohash, district: listing.keywordLocation))
             FROM classes WHERE id = \(listing.id)
             """)

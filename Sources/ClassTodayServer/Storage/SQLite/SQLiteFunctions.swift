@@ -107,6 +107,20 @@ package enum ClassSearchDocument {
         name + "\n" + description
     }
 
+    /// A listing's keyword tokens, cut once for the backend's index and for ``KeywordBigrams``.
+    struct Tokens {
+        /// The tokens of the name and description, space-separated (``tokens(name:description:)``).
+        let all: String
+        /// The tokens of the name alone.
+        let name: String
+
+        /// Cuts `listing`'s name and description.
+        init(_ listing: ClassListing) {
+            all = ClassSearchDocument.tokens(name: listing.name, description: listing.description)
+            name = ClassSearchDocument.tokens(name: listing.name, description: "")
+        }
+    }
+
     /// The FTS tokens of a listing, space-separated; with an empty description, those of its name alone.
     static func tokens(name: String, description: String) -> String {
         SearchTokenizer.indexText(for: text(name: name, description: description))

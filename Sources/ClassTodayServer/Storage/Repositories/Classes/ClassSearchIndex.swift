@@ -8,9 +8,9 @@ protocol ClassSearchIndex: Sendable {
     /// The key a new listing created at `createdAt` (milliseconds since 1970) is stored under, as a column of
     /// `classes` and its value, or nil where the backend picks none.
     func rowKey(createdAt: Int64) -> (column: String, value: SQLStatement)?
-    /// Stores the keyword tokens of `listing` (a row of `classes` already), replacing any it had, inside the
+    /// Stores the keyword tokens of `listing` (a row of `classes` already), `tokens`, replacing any it had, inside the
     /// caller's transaction.
-    func index(_ listing: ClassListing, _ db: any SQLExecutor) async throws
+    func index(_ listing: ClassListing, tokens: ClassSearchDocument.Tokens, _ db: any SQLExecutor) async throws
     /// Forgets the keyword tokens of a deleted listing, inside the caller's transaction.
     func remove(classId: String, _ db: any SQLExecutor) async throws
     /// How a search statement over `classes c` selects the listings whose tokens hold `keyword`'s.

@@ -7,11 +7,10 @@ import ClassTodayCore
 /// Bigrams are added as listings are indexed, in the same transaction, and never removed: the table holds every
 /// bigram of the index, and some that no listing holds any more, which only widen a query.
 enum KeywordBigrams {
-    /// Adds the bigrams of `listing`'s name and description, inside the caller's transaction. They are inserted in
-    /// order, so that two transactions adding the same new bigrams wait for each other in the same order.
-    static func record(_ listing: ClassListing, _ db: any SQLExecutor) async throws {
-        let text = ClassSearchDocument.text(name: listing.name, description: listing.description)
-        let bigrams = SearchTokenizer.syllableBigrams(in: text).sorted()
+    /// Adds the bigrams of a listing's tokens, inside the caller's transaction. They are inserted in order, so that
+    /// two transactions adding the same new bigrams wait for each other in the same order.
+    static func record(_ tokens: ClassSearchDocument.Tokens, _ db: any SQLExecutor) async throws {
+        let bigrams = SearchTokenizer.syllableBigrams(inIndexText: tokens.all).sorted()
         guard !bigrams.isEmpty else { return }
         try await db.execute("""
             INSERT INTO keyword_bigrams (bigram) SELECT value FROM \(db.dialect.list(bigrams)) b WHERE true ORDER BY value

@@ -46,8 +46,9 @@ public struct SQLClassRepository: ClassRepository {
     /// Stores `listing`'s keyword tokens in the backend's index and their bigrams in ``KeywordBigrams``, inside the
     /// caller's transaction.
     private static func index(_ listing: ClassListing, _ db: any SQLExecutor) async throws {
-        try await db.dialect.classIndex.index(listing, db)
-        try await KeywordBigrams.record(listing, db)
+        let tokens = ClassSearchDocument.Tokens(listing)
+        try await db.dialect.classIndex.index(listing, tokens: tokens, db)
+        try await KeywordBigrams.record(tokens, db)
     }
 
     public func view(id: String, viewerId: String?) async throws -> ClassView? {
