@@ -1,8 +1,8 @@
 import ClassTodayCore
 
 /// The Hangul bigrams of the listings' keyword tokens (table `keyword_bigrams`), on either backend. A typo-tolerant
-/// keyword looks up the bigrams its typos may form (``SearchQuery/typoBigrams``) and names in its index query only
-/// those found (``SearchQuery/narrowingTypos(toBigramsIn:)``), instead of leaving the mistyped syllable out.
+/// keyword looks up the bigrams its typos may form (``SearchQuery/typoBigrams``) and leaves out of its index query the
+/// typos none of whose bigrams are all found (``SearchQuery/narrowingTypos(toBigramsIn:)``): no listing holds them.
 ///
 /// Bigrams are added as listings are indexed, in the same transaction, and never removed: the table holds every
 /// bigram of the index, and some that no listing holds any more, which only widen a query.

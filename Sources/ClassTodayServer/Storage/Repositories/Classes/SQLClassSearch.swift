@@ -67,9 +67,9 @@ package struct SQLClassSearch {
     /// Runs the search on `db` (one snapshot: inside ``SQLDatabase/read(_:)``, but for a page the index orders).
     package func run(_ db: any SQLExecutor) async throws -> Page<ClassView> {
         if let keyword = search.keyword, let narrowed = try await KeywordBigrams.narrowing(keyword, db) {
-            var search = self
-            search.search.keyword = narrowed
-            return try await search.run(db)
+            var narrowedSearch = self
+            narrowedSearch.search.keyword = narrowed
+            return try await narrowedSearch.run(db)
         }
         if let order = nearestOrder, let circle = search.circle, let page = try await pageByIndex(db, order: order, circle: circle) {
             return page
