@@ -59,7 +59,12 @@ extension SearchQuery {
             if matchesInitials { return IndexCondition(alternatives: [initialsTokens]) }
             if toleratesTypo { return IndexCondition(alternatives: typoAlternatives(presentBigrams: presentBigrams)) }
             if scalars.count == 1 { return IndexCondition(alternatives: [[token(0...0)]]) }
-            return IndexCondition(alternatives: [scalars.indices.dropLast().map { token($0...$0 + 1) }])
+            return IndexCondition(alternatives: [exactTokens])
+        }
+
+        /// The tokens of an exact occurrence of two characters or more: each bigram.
+        private var exactTokens: [TokenRequirement] {
+            scalars.indices.dropLast().map { token($0...$0 + 1) }
         }
 
         /// With initial consonants: the initials bigram of each adjacent pair holding a consonant alone, the literal
@@ -95,7 +100,7 @@ extension SearchQuery {
             let possible = scalars.indices.filter { typo in
                 presentBigrams.map { present in typos(at: typo).contains { $0.allSatisfy(present.contains) } } ?? true
             }
-            guard !possible.isEmpty else { return [scalars.indices.dropLast().map { token($0...$0 + 1) }] }
+            guard !possible.isEmpty else { return [exactTokens] }
             return possible.map(coarseAlternative(typo:)).uniqued()
         }
 
