@@ -139,7 +139,7 @@ extension SearchQuery {
     }
 }
 
-private extension Array where Element: Hashable {
+extension Array where Element: Hashable {
     /// The elements in order, each once.
     func uniqued() -> [Element] {
         var seen = Set<Element>()

@@ -61,8 +61,7 @@ public struct SearchQuery: Sendable, Hashable {
     /// must look for (``narrowingTypos(toBigramsIn:)``).
     public var typoBigrams: [String] {
         guard narrowedConditions == nil else { return [] }
-        var seen: Set<String> = []
-        return runPatterns.flatMap { $0?.typoBigrams ?? [] }.filter { seen.insert($0).inserted }
+        return runPatterns.flatMap { $0?.typoBigrams ?? [] }.uniqued()
     }
 
     /// This query with its typo-tolerant terms' index conditions narrowed to the typos some listing may hold:
