@@ -141,7 +141,7 @@ struct SearchPropertyTests {
         return search
     }
 
-    @Test("a keyword's nearest-first pages, typo-tolerant and initial-consonant words and words held by none included, equal brute force in order, walked or read from the hits at once")
+    @Test("a keyword's nearest-first pages, typo-tolerant and initial-consonant words and words held by none included, equal brute force in order, walked over the hits' rowids or with statements")
     func keywordNearestFirst() async throws {
         let fixture = try await Fixture(seed: 20261126, count: 2500)
         var random = SeededRandom(seed: 26)
@@ -163,8 +163,8 @@ struct SearchPropertyTests {
                     && (viewerId == nil || !fixture.blockedWriters.contains(listing.writerId))
             }.map { (Haversine.distance(center, $0.location!), $0.id) }.sorted { $0 < $1 }.map(\.1)
             found += expected.count
-            // By default a far walk reads the fixture's hits at once; 0 always walks; 8 finds most keywords' hits too
-            // many, and the walk goes on.
+            // By default, and with 8, the walk reads each cell's hits as rowids and places them with the listings'
+            // points; 0 walks with statements.
             for fewHits in [SQLClassSearch.fewHits, 0, 8] {
                 let ids = try await fixture.pageIds(search, viewerId: viewerId, limit: limit, fewHits: fewHits, atMost: expected.count)
                 #expect(ids == expected, "round \(round), fewHits \(fewHits): \(search)")
@@ -173,13 +173,51 @@ struct SearchPropertyTests {
         #expect(found > 1_000, "the searches should find many listings")
     }
 
-    @Test("a typo-tolerant word whose unmatched candidates crowd the centre and whose matches lie far is read from its hits at once, confirmed on their text")
+    @Test("a typo-tolerant word whose unmatched candidates crowd the centre and whose matches lie far pages as brute force does, confirmed on their text")
     func farMatchesAmongNearCandidates() async throws {
         let fixture = try await Fixture(seed: 11) { writers, random in Self.farMatchListings(writers: writers, random: &random) }
         let expected = Self.farMatches(among: fixture.listings)
         for (fewHits, limit) in [(SQLClassSearch.fewHits, 5), (SQLClassSearch.fewHits, 20), (0, 20), (8, 20)] {
             let ids = try await fixture.pageIds(Self.farMatchSearch, viewerId: nil, limit: limit, fewHits: fewHits, atMost: expected.count)
             #expect(ids == expected, "fewHits \(fewHits), limit \(limit)")
+        }
+    }
+
+    @Test("keywords whose hits crowd the centre's cells, plain, typo-tolerant and initial consonants, page nearest first as brute force does, the crowded cells split")
+    func crowdedHitCells() async throws {
+        let fixture = try await Fixture(seed: 12) { writers, random in Self.crowdedListings(writers: writers, random: &random) }
+        var found = 0
+        for word in ["요가", "피아너", "ㅇㄱ"] {
+            for radius in [30.0, 300, 3000, 50_000] {
+                var search = ClassSearch()
+                search.circle = .init(center: Self.hotspots[0], radius: radius)
+                search.keyword = SearchTokenizer.query(word)
+                search.sort = .distance
+                let expected = fixture.listings.filter { listing in
+                    search.matchesFilters(listing) && search.keyword?.matches(listing.name + "\n" + listing.description) == true
+                }.map { (Haversine.distance(Self.hotspots[0], $0.location!), $0.id) }.sorted { $0 < $1 }.map(\.1)
+                found += expected.count
+                // By default the walk reads the hits' rowids and places them with the listings' points; 0 walks with
+                // statements.
+                for (fewHits, limit) in [(SQLClassSearch.fewHits, 20), (SQLClassSearch.fewHits, 7), (0, 20)] {
+                    let ids = try await fixture.pageIds(search, viewerId: nil, limit: limit, fewHits: fewHits, atMost: expected.count)
+                    #expect(ids == expected, "\(word) within \(radius) m, fewHits \(fewHits), limit \(limit)")
+                }
+            }
+        }
+        #expect(found > 4_000, "the searches should find many listings")
+    }
+
+    /// 1,600 open listings, seven in eight within about 1 km of Seoul's hotspot, the rest within 30 km: half `요가 수업`,
+    /// a quarter `피아노 레슨` and a quarter `피아트 수업`, so that a cell around the centre holds more hits of `요가`, and
+    /// more candidates of `피아너` (`피아`) and of `ㅇㄱ`, than a walk reads of one cell.
+    static func crowdedListings(writers: [String], random: inout SeededRandom) -> [ClassListing] {
+        randomListings(count: 1_600, writers: writers, random: &random).enumerated().map { index, listing in
+            var listing = listing
+            listing.name = ["요가 수업", "요가 수업", "피아노 레슨", "피아트 수업"][index % 4]
+            (listing.description, listing.status) = ("설명", .open)
+            listing.location = random.point(near: hotspots[0], spread: index % 8 == 7 ? 0.3 : 0.01)
+            return listing
         }
     }
 
@@ -221,8 +259,8 @@ struct SearchPropertyTests {
             let search = Self.randomSearch(&random)
             let limit = [5, 20, 100].randomElement(using: &random)!
             let viewerId = Bool.random(using: &random) ? fixture.viewer : nil
-            // A third of the rounds never read a keyword's hits at once, as the fixture's are all few; a third find more
-            // than 8 and walk on.
+            // A third of the rounds walk a keyword's circle with statements; the others read each cell's hits as rowids
+            // when the listings' points can answer, and else read the hits at once when few (8 at most with 8).
             let fewHits = [SQLClassSearch.fewHits, 0, 8][round % 3]
             var views: [ClassView] = []
             var page = PageRequest(limit: limit)

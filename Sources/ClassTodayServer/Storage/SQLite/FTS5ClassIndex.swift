@@ -55,17 +55,19 @@ struct FTS5ClassIndex: ClassSearchIndex {
 
     /// Counted in the FTS index alone, which stops at the limit: a common word's count ends early.
     func mayHoldFewHits(of keyword: SearchQuery, atMost limit: Int, _ db: any SQLExecutor) async throws -> Bool {
-        let count: Int = try await db.row("SELECT COUNT(*) AS hits FROM (\(Self.hitRowids(of: keyword, limit: limit)))")?["hits"] ?? 0
+        let count: Int = try await db.row("SELECT COUNT(*) AS hits FROM (\(Self.hitRowids(ClassSearchDocument.match(keyword), limit: limit)))")?["hits"] ?? 0
         return count <= limit
     }
 
-    func hitRowids(of keyword: SearchQuery, limit: Int, _ db: any SQLExecutor) async throws -> [Int64]? {
-        try await db.rows(Self.hitRowids(of: keyword, limit: limit)).map { try $0["rowid"] }
+    func hitRowids(of keyword: SearchQuery, in cell: Geohash, limit: Int, _ db: any SQLExecutor) async throws -> [Int64]? {
+        guard let match = ClassSearchDocument.match(keyword, in: cell) else { return nil }
+        return try await db.rows(Self.hitRowids(match, limit: limit)).map { try $0["rowid"] }
     }
 
-    /// The rowids of `keyword`'s hits, `limit` + 1 at most, read from the FTS index alone, which stops at the limit.
-    private static func hitRowids(of keyword: SearchQuery, limit: Int) -> SQLStatement {
-        "SELECT rowid FROM class_search WHERE class_search MATCH \(ClassSearchDocument.match(keyword)) LIMIT \(limit + 1)"
+    /// The rowids of the FTS expression `match`'s hits, `limit` + 1 at most, read from the FTS index alone, which stops
+    /// at the limit.
+    private static func hitRowids(_ match: String, limit: Int) -> SQLStatement {
+        "SELECT rowid FROM class_search WHERE class_search MATCH \(match) LIMIT \(limit + 1)"
     }
 
     /// The range's listings on the geohash index, without reading a row.

@@ -35,9 +35,10 @@ protocol ClassSearchIndex: Sendable {
     /// Whether `limit` listings at most may hold `keyword`'s tokens, when the index can tell without reading their rows;
     /// true when it cannot, and the caller's read counts them itself.
     func mayHoldFewHits(of keyword: SearchQuery, atMost limit: Int, _ db: any SQLExecutor) async throws -> Bool
-    /// The rowids (`classes.rowid`) of the listings whose tokens hold `keyword`'s, `limit` + 1 at most, read from the
-    /// keyword index alone; nil where the index cannot tell them without reading rows of `classes`.
-    func hitRowids(of keyword: SearchQuery, limit: Int, _ db: any SQLExecutor) async throws -> [Int64]?
+    /// The rowids (`classes.rowid`) of the listings stored in `cell` whose tokens hold `keyword`'s, `limit` + 1 at most,
+    /// read from the keyword index alone: for a cell finer than the index's cells, those of its enclosing cell. Nil for a
+    /// cell coarser than the index's cells, and where the index cannot tell hits without reading rows of `classes`.
+    func hitRowids(of keyword: SearchQuery, in cell: Geohash, limit: Int, _ db: any SQLExecutor) async throws -> [Int64]?
 
     /// One read of the walk behind relevance order: the listings satisfying `conditions` (over `classes c`) whose
     /// tokens hold `keyword`'s index condition, or their name's alone with `nameOnly`, newest first (`created_at`,
@@ -74,7 +75,7 @@ extension ClassSearchIndex {
 
     func nearestReach(of keyword: SearchQuery, wanted: Int, _ db: any SQLExecutor) async throws -> Int? { nil }
 
-    func hitRowids(of keyword: SearchQuery, limit: Int, _ db: any SQLExecutor) async throws -> [Int64]? { nil }
+    func hitRowids(of keyword: SearchQuery, in cell: Geohash, limit: Int, _ db: any SQLExecutor) async throws -> [Int64]? { nil }
 }
 
 /// An index's order of listings by nearness to a point (``ClassSearchIndex/nearestOrder(within:)``), each expression

@@ -15,10 +15,10 @@ import Foundation
 /// statement, and the walk stops once the page holds listings nearer than the next cell can offer. A dense city is
 /// read in small cells around the centre, a sparse region in large ones, and neither reads the whole circle. Where the
 /// backend keeps its listings' points in memory (SQLite's ``ClassPointIndex``), a circle with no filter but status and
-/// type walks the same cells over them instead, and reads only its page's listings. A keyword's walk that finds little
-/// in its first cells reads all the keyword's hits at once instead, when they are few
-/// (``keysFromHits(_:points:rowidLimit:)``): with the points in memory, their rowids alone, placed with the points
-/// (``keysFromHitRowids(in:limit:_:)``).
+/// type walks the same cells over them instead, and reads only its page's listings; with a keyword, it reads each
+/// cell's hits from the keyword index as rowids alone and places them with the points
+/// (``nearestFirstOverHits(_:circle:)``). Elsewhere a keyword's walk that finds little in its first cells reads all the
+/// keyword's hits at once instead, when they are few (``keysFromHits(_:)``).
 ///
 /// Keywords: the index's condition selects a superset of the matches; when ``SearchQuery/needsVerification`` the
 /// candidates are confirmed by the index's SQL when it has some, or else here with ``SearchQuery/matches(_:)-(String)``,
@@ -34,7 +34,8 @@ package struct SQLClassSearch {
     let viewerId: String?
     /// The backend's SQL.
     let dialect: SQLDialect
-    /// The most keyword hits a nearest-first walk reads at once when it goes far (``keysFromHits(_:points:rowidLimit:)``).
+    /// The most keyword hits a nearest-first walk reads at once when it goes far (``keysFromHits(_:)``); 0 reads every
+    /// cell with statements.
     let fewHits: Int
 
     /// The search `search` for the page `page` as `viewerId` sees it, in `dialect`'s SQL; tests set `fewHits` to 0 so
@@ -90,6 +91,8 @@ package struct SQLClassSearch {
         let keys: [Key]
         if search.sort == .distance, let circle = search.circle {
             if let found = try await nearestFirstInMemory(db, circle: circle) {
+                keys = found
+            } else if let found = try await nearestFirstOverHits(db, circle: circle) {
                 keys = found
             } else {
                 try await index.prepareWalk(db)
@@ -166,29 +169,18 @@ package struct SQLClassSearch {
     }
 
     private func nearestFirst(_ db: any SQLExecutor, circle: ClassSearch.Circle) async throws -> [Key] {
-        let confirming = search.keyword?.needsVerification == true
-        let points = confirming ? try await pointsForFilters(db) : nil
         var walk = NearestCellWalk(center: circle.center, radius: circle.radius)
         var keys = NearestFirstPage<Key, String>(wanted: page.limit + 1, distance: { $0.distance ?? 0 }, id: { $0.id })
         var rangeCells: RangeCellStatement?
-        var cellsRead = 0, candidatesRead = 0, asked = 0
-        var nextCheck = confirming ? Self.cellsBeforeHits : Int.max
+        var cellsRead = 0
+        var nextCheck = search.keyword?.needsVerification == true ? Self.cellsBeforeHits : Int.max
         while let entry = walk.popNearest(), !keys.settle(before: entry.minimumDistance) {
             if let read = try await cellKeys(db, cell: entry.cell, limit: keys.stillWanted, rangeCells: &rangeCells) {
-                keys.add(read.keys)
+                keys.add(read)
                 cellsRead += 1
-                candidatesRead += read.candidates
-                // With the points, asking costs about a cell statement: asked early when few candidates are matches.
-                let fewMatch = points != nil && asked == 0 && candidatesRead >= keys.wanted && 4 * keys.count < candidatesRead
-                let atCheck = cellsRead == nextCheck
-                if atCheck { nextCheck *= 2 }
-                if atCheck || fewMatch {
-                    if 4 * keys.count < keys.wanted {
-                        asked += 1
-                        let rowidLimit = asked == 1 ? fewHits : Self.rowidsPerHit * fewHits
-                        if let found = try await keysFromHits(db, points: points, rowidLimit: rowidLimit) { return found }
-                        if points == nil || asked == 2 { nextCheck = .max }
-                    }
+                if cellsRead == nextCheck {
+                    nextCheck = 4 * keys.count < keys.wanted ? .max : 2 * nextCheck
+                    if nextCheck == .max, let found = try await keysFromHits(db) { return found }
                 }
             } else if entry.cell.precision < Geohash.storagePrecision {
                 walk.split(entry)
@@ -201,30 +193,24 @@ package struct SQLClassSearch {
     }
 
     /// How many cells the walk of a keyword that needs confirming reads before it asks whether its hits are few
-    /// (``keysFromHits(_:points:rowidLimit:)``), when it has found less than a quarter of its page by then; it asks
-    /// again, once at most, after twice as many cells and so on. A page whose matches lie near the centre is read by
-    /// then, or soon after. Only such keywords ask: their candidates may be many more than their matches, which the
-    /// walk reads cell by cell; another keyword's cells hold its matches only, and a walk over cells holding few or none
-    /// is quick. With the listings' points in memory, asking costs about one cell statement
-    /// (``keysFromHitRowids(in:limit:_:)``): the walk also asks, once, as soon as it has read a page's worth of candidates
-    /// of which less than a quarter were matches, for ``fewHits`` rowids; it asks once more, for four times as many.
+    /// (``keysFromHits(_:)``), when it has found less than a quarter of its page by then; it asks again, once at most,
+    /// after twice as many cells and so on. A page whose matches lie near the centre is read by then, or soon after.
+    /// Only such keywords ask: their candidates may be many more than their matches, which the walk reads cell by cell;
+    /// another keyword's cells hold its matches only, and a walk over cells holding few or none is quick.
     private static let cellsBeforeHits = 4
 
-    /// The most hits ``keysFromHits(_:points:rowidLimit:)`` reads at once by default.
+    /// The most hits ``keysFromHits(_:)`` reads at once by default.
     package static let fewHits = 8_192
 
     /// The keys of a keyword's nearest-first page read from all of its hits at once, when ``fewHits`` at most pass the
     /// search's filters; nil otherwise, and the walk goes on. Each of a walk's cell statements intersects the keyword's
     /// tokens with the cell's, which costs about as much as the keyword's own intersection: a word whose matches are few
     /// and far apart, or none, made the walk read every cell of a large circle (114 statements for `없는말` within
-    /// 50 km, 0.5 s). With the listings' `points` in memory, their rowids are read from the index alone, `rowidLimit`
-    /// at most (``keysFromHitRowids(in:limit:_:)``). Elsewhere the index first says whether the hits may be
-    /// few (``ClassSearchIndex/mayHoldFewHits(of:atMost:_:)``); then one statement reads every hit, ``fewHits`` + 1 at
-    /// most, by key and distance, with its text when the keyword needs confirming (the rows the index read are read
-    /// anyway); those within the circle after the cursor are sorted here, nearest first, and confirmed in that order
-    /// until the page is full.
-    private func keysFromHits(_ db: any SQLExecutor, points: ClassPoints?, rowidLimit: Int) async throws -> [Key]? {
-        if let points { return try await keysFromHitRowids(in: points, limit: rowidLimit, db) }
+    /// 50 km, 0.5 s). The index first says whether the hits may be few (``ClassSearchIndex/mayHoldFewHits(of:atMost:_:)``);
+    /// then one statement reads every hit, ``fewHits`` + 1 at most, by key and distance, with its text when the keyword
+    /// needs confirming (the rows the index read are read anyway); those within the circle after the cursor are sorted
+    /// here, nearest first, and confirmed in that order until the page is full.
+    private func keysFromHits(_ db: any SQLExecutor) async throws -> [Key]? {
         guard let keyword = search.keyword, fewHits > 0, let circle = search.circle, let area = areaConditions(ranges: nil),
               let distance = area.distance, try await index.mayHoldFewHits(of: keyword, atMost: fewHits, db)
         else { return nil }
@@ -242,58 +228,132 @@ package struct SQLClassSearch {
         return Array(hits.lazy.filter { accepts($0, confirming: confirming) }.prefix(page.limit + 1))
     }
 
-    /// How many times ``fewHits`` a walk's second ask reads of the hits' rowids from a keyword index that reads them
-    /// alone (``ClassSearchIndex/hitRowids(of:limit:_:)``): a rowid costs the index a fraction of a row's read.
-    private static let rowidsPerHit = 4
-
-    /// The keys of a keyword's nearest-first page from its hits' rowids, `limit` at most, and the listings' `points` in
-    /// memory (``keys(ofHits:in:keyword:circle:_:)``); nil when there are more, when the keyword index cannot read rowids
-    /// alone, or with ``fewHits`` 0.
-    private func keysFromHitRowids(in points: ClassPoints, limit: Int, _ db: any SQLExecutor) async throws -> [Key]? {
-        guard let keyword = search.keyword, let circle = search.circle, fewHits > 0,
-              let rowids = try await index.hitRowids(of: keyword, limit: limit, db), rowids.count <= limit
+    /// The keys of a keyword's nearest-first page walked over the listings' points in memory
+    /// (``SQLExecutor/classPoints``): the walk of ``nearestFirst(_:circle:)``, each cell's hits read from the keyword
+    /// index as rowids alone (``ClassSearchIndex/hitRowids(of:in:limit:_:)``) and placed with the points, which give
+    /// their distance and leave out the listings of other statuses, types and hidden writers. A cell holding more than
+    /// ``crowdedHitCell`` hits is split, but at the finest cell the index holds, which is read whole. No listing's row is
+    /// read for the walk: the candidates of a keyword that needs confirming are confirmed on their text nearest first,
+    /// only once the walk has passed them (``settle(_:into:before:wanted:keyword:_:)``). As a statement returns rowids
+    /// alone, a cell of several hundred hits costs about what the keyword's intersection with the cell costs: cells
+    /// twice as crowded as the walk with statements reads are read whole, in fewer statements.
+    ///
+    /// Nil when the points cannot answer: the search has filters they do not hold, its cursor is not one of their
+    /// pages', its ``fewHits`` is 0 (the walk then reads every cell with statements), or the index reads no rowids.
+    private func nearestFirstOverHits(_ db: any SQLExecutor, circle: ClassSearch.Circle) async throws -> [Key]? {
+        guard let keyword = search.keyword, fewHits > 0, let cursor = pointCursor, let points = try await pointsForFilters(db)
         else { return nil }
-        return try await keys(ofHits: rowids, in: points, keyword: keyword, circle: circle, db)
+        let hidden = try await hiddenWriters(in: points, db)
+        let wanted = page.limit + 1
+        var walk = NearestCellWalk(center: circle.center, radius: circle.radius)
+        var found: [PointKey] = []
+        var pending: [Hit] = []
+        while let entry = walk.popNearest() {
+            try await settle(&pending, into: &found, before: entry.minimumDistance, wanted: wanted, keyword: keyword, db)
+            if found.count >= wanted { break }
+            let finest = entry.cell.precision >= ClassSearchDocument.cellPrecisions.upperBound
+            let limit = finest ? Self.finestCellHits : Self.crowdedHitCell
+            guard let rowids = try await index.hitRowids(of: keyword, in: entry.cell, limit: limit, db) else {
+                // A cell coarser than the index's cells is split; an index reading no rowids cannot walk.
+                guard entry.cell.precision < ClassSearchDocument.cellPrecisions.lowerBound else { return nil }
+                walk.split(entry)
+                continue
+            }
+            if rowids.count > limit {
+                guard !finest else { return nil }
+                walk.split(entry)
+                continue
+            }
+            pending += place(rowids, in: points, cell: entry.cell, circle: circle, after: cursor, hidden: hidden)
+        }
+        try await settle(&pending, into: &found, before: .infinity, wanted: wanted, keyword: keyword, db)
+        return found.map { Key(id: Identifier.text(packed: $0.id), distance: $0.distance) }
     }
 
-    /// The keys of a keyword's nearest-first page from its hits' `rowids`, read from the keyword index alone, and the
-    /// listings' `points` in memory, without reading a row for a hit beyond the circle: the hits within it after the
-    /// cursor that pass status, type and hidden writers are sorted here, nearest first, and, when the keyword needs
-    /// confirming, confirmed in that order, their text read in batches (each twice the last), until the page is full.
-    private func keys(
-        ofHits rowids: [Int64], in points: ClassPoints, keyword: SearchQuery, circle: ClassSearch.Circle, _ db: any SQLExecutor
-    ) async throws -> [Key] {
-        let hidden = try await hiddenWriters(in: points, db)
-        var hits: [(key: Key, rowid: Int64)] = []
+    /// The most hits of a cell ``nearestFirstOverHits(_:circle:)`` reads rather than split it.
+    private static let crowdedHitCell = 2 * CellCandidates.crowdedKeywordCell
+
+    /// The most hits ``nearestFirstOverHits(_:circle:)`` reads of a cell of the finest precision the index holds, which
+    /// splitting would not narrow: more than any such cell (about 150 m square) holds listings.
+    private static let finestCellHits = 1 << 20
+
+    /// A keyword's candidate placed with the listings' points: its point's distance and packed id, and its rowid.
+    private typealias Hit = (point: PointKey, rowid: Int64)
+
+    /// The candidates among `rowids` whose points lie in `cell` (the index may read a wider one) and within `circle`
+    /// after the cursor, of the search's status and type and no `hidden` writer's.
+    private func place(
+        _ rowids: [Int64], in points: ClassPoints, cell: Geohash, circle: ClassSearch.Circle, after cursor: PointCursor, hidden: Set<UInt32>
+    ) -> [Hit] {
+        let keys = cell.storageKeys
+        var hits: [Hit] = []
         for rowid in rowids {
-            guard let point = points.point(row: rowid), point.passes(status: search.status, type: search.type, hidden: hidden)
+            guard let point = points.point(row: rowid), keys.contains(point.key),
+                  point.passes(status: search.status, type: search.type, hidden: hidden)
             else { continue }
             let distance = Haversine.distance(GeoPoint(lat: point.lat, lon: point.lon), circle.center)
-            guard distance <= circle.radius else { continue }
-            let key = Key(id: Identifier.text(packed: point.id), distance: distance)
-            if isOnPage(key, within: circle) { hits.append((key, rowid)) }
+            if distance <= circle.radius, cursor.admits(distance: distance, id: point.id) { hits.append(((distance, point.id), rowid)) }
         }
-        hits.sort { Key.isNearer($0.key, than: $1.key) }
-        let wanted = page.limit + 1
-        guard keyword.needsVerification else { return hits.prefix(wanted).map(\.key) }
-        var keys: [Key] = []
-        var (start, batch) = (0, Self.verificationBatch)
-        while keys.count < wanted, start < hits.count {
-            let slice = hits[start..<min(start + batch, hits.count)]
-            var statement: SQLStatement = """
-                SELECT c.rowid AS row_key, c.name, c.description FROM classes c
-                WHERE c.rowid IN (\(raw: slice.map { String($0.rowid) }.joined(separator: ", ")))
-                """
-            // Texts holding a page's own rowids would fill SQLite's statement cache.
-            statement.isCached = false
-            var texts: [Int64: String] = [:]
-            for row in try await db.rows(statement) {
-                texts[try row["row_key"]] = ClassSearchDocument.text(name: try row["name"], description: try row["description"])
+        return hits
+    }
+
+    /// Moves into `found` the `pending` candidates nearer than `distance` that match `keyword`, nearest first (by
+    /// distance, then packed id), until `found` holds `wanted`; the farther ones stay pending. A keyword that needs
+    /// confirming reads the candidates' text in batches (each twice the last) and leaves out those whose text does not
+    /// match; the others' candidates are all matches. Every candidate a later cell adds is at least `distance` away, so
+    /// `found` stays in order.
+    private func settle(
+        _ pending: inout [Hit], into found: inout [PointKey], before distance: Double, wanted: Int, keyword: SearchQuery, _ db: any SQLExecutor
+    ) async throws {
+        guard found.count < wanted else { return }
+        pending.sort { ($0.point.distance, $0.point.id) < ($1.point.distance, $1.point.id) }
+        let nearer = pending.prefix { $0.point.distance < distance }.count
+        var (next, batch) = (0, Self.verificationBatch)
+        while found.count < wanted, next < nearer {
+            let slice = pending[next..<(keyword.needsVerification ? min(next + batch, nearer) : nearer)]
+            let matches = keyword.needsVerification ? try await matching(slice.map(\.rowid), keyword: keyword, db) : nil
+            for hit in slice where found.count < wanted && matches?.contains(hit.rowid) ?? true {
+                found.append(hit.point)
             }
-            keys += slice.filter { texts[$0.rowid].map(keyword.matches) ?? false }.map(\.key)
-            (start, batch) = (slice.endIndex, 2 * batch)
+            (next, batch) = (slice.endIndex, 2 * batch)
         }
-        return Array(keys.prefix(wanted))
+        pending.removeFirst(next)
+    }
+
+    /// Which of the listings of `rowids` match `keyword`, confirmed on their text in one statement.
+    private func matching(_ rowids: [Int64], keyword: SearchQuery, _ db: any SQLExecutor) async throws -> Set<Int64> {
+        var statement: SQLStatement = """
+            SELECT c.rowid AS row_key, c.name, c.description FROM classes c
+            WHERE c.rowid IN (\(raw: rowids.map(String.init).joined(separator: ", ")))
+            """
+        // Texts holding a page's own rowids would fill SQLite's statement cache.
+        statement.isCached = false
+        var matches: Set<Int64> = []
+        for row in try await db.rows(statement)
+        where keyword.matches(ClassSearchDocument.text(name: try row["name"], description: try row["description"])) {
+            matches.insert(try row["row_key"])
+        }
+        return matches
+    }
+
+    /// Where a nearest-first page read from the listings' points continues: after the cursor's last key, as the points
+    /// order them (distance, then packed id, which orders as the id's text), or from the start.
+    private struct PointCursor {
+        let after: PointKey?
+
+        /// Whether a point at `distance` whose packed id is `id` comes after the cursor.
+        func admits(distance: Double, id: UInt128) -> Bool {
+            guard let after else { return true }
+            return (distance, id) > (after.distance, after.id)
+        }
+    }
+
+    /// The page's cursor as the listings' points read it; nil when they cannot: its last key is no distance, or its id
+    /// is not one they pack.
+    private var pointCursor: PointCursor? {
+        guard let position = startPosition else { return PointCursor(after: nil) }
+        guard case .double(let distance) = position.value, let id = Identifier.packed(position.id) else { return nil }
+        return PointCursor(after: (distance, id))
     }
 
     /// Whether a nearest-first key whose distance was read without the walk's conditions may be on this page: within
@@ -327,13 +387,7 @@ package struct SQLClassSearch {
     /// with a statement may. Nil when the points cannot answer: the search has filters they do not hold (a keyword, a
     /// district, a box, masks, prices), its cursor is not one of their pages', or they cannot answer this read.
     private func nearestFirstInMemory(_ db: any SQLExecutor, circle: ClassSearch.Circle) async throws -> [Key]? {
-        guard search.keyword == nil else { return nil }
-        var after: PointKey?
-        if let position = startPosition {
-            guard case .double(let distance) = position.value, let id = Identifier.packed(position.id) else { return nil }
-            after = (distance, id)
-        }
-        guard let points = try await pointsForFilters(db) else { return nil }
+        guard search.keyword == nil, let cursor = pointCursor, let points = try await pointsForFilters(db) else { return nil }
         let hidden = try await hiddenWriters(in: points, db)
         let (status, type) = (search.status, search.type)
         var walk = NearestCellWalk(center: circle.center, radius: circle.radius)
@@ -347,8 +401,7 @@ package struct SQLClassSearch {
             points.forEach(in: entry.cell) { point in
                 guard point.passes(status: status, type: type, hidden: hidden) else { return }
                 let distance = Haversine.distance(GeoPoint(lat: point.lat, lon: point.lon), circle.center)
-                guard distance <= circle.radius else { return }
-                if let after, distance < after.distance || (distance == after.distance && point.id <= after.id) { return }
+                guard distance <= circle.radius, cursor.admits(distance: distance, id: point.id) else { return }
                 found.append((distance, point.id))
             }
             nearest.add(found)
@@ -466,16 +519,13 @@ package struct SQLClassSearch {
     private var firstNearestLimit: Int { page.limit + 2 }
 
     /// Up to `limit` keys of a walk's cell that satisfy everything, after the cursor, read in one statement
-    /// (``cellStatement(_:limit:rangeCells:)``), and how many candidates the statement read for them; nil when the cell
-    /// is crowded.
-    private func cellKeys(
-        _ db: any SQLExecutor, cell: Geohash, limit: Int, rangeCells: inout RangeCellStatement?
-    ) async throws -> (keys: [Key], candidates: Int)? {
-        guard let (statement, confirmedHere) = cellStatement(cell, limit: limit, rangeCells: &rangeCells) else { return ([], 0) }
+    /// (``cellStatement(_:limit:rangeCells:)``); nil when the cell is crowded.
+    private func cellKeys(_ db: any SQLExecutor, cell: Geohash, limit: Int, rangeCells: inout RangeCellStatement?) async throws -> [Key]? {
+        guard let (statement, confirmedHere) = cellStatement(cell, limit: limit, rangeCells: &rangeCells) else { return [] }
         let rows = try await db.rows(statement)
         guard let isRead: Bool = try rows.first?["cell_read"], isRead else { return nil }
         let fetched = try rows.filter { try $0.value("id") != .null }.map { try Key(row: $0, sort: search.sort) }
-        return (Array(fetched.filter { accepts($0, confirming: confirmedHere) }.prefix(limit)), fetched.count)
+        return Array(fetched.filter { accepts($0, confirming: confirmedHere) }.prefix(limit))
     }
 
     /// The statement reading a walk's cell, and the keyword to confirm in Swift; nil when nothing can match. A cell
