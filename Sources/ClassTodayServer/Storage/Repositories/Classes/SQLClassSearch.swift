@@ -135,6 +135,11 @@ package struct SQLClassSearch {
             (name, description, writerId, nameHit) = (nil, nil, nil, false)
         }
 
+        /// The key of a listing's point found by a walk over the listings' points.
+        init(point: PointKey) {
+            self.init(id: Identifier.text(packed: point.id), distance: point.distance)
+        }
+
         init(row: SQLRow, sort: ClassSearch.Sort, tier: SearchQuery.RelevanceTier? = nil) throws {
             id = try row["id"]
             createdAt = try row["created_at"]
@@ -241,9 +246,9 @@ package struct SQLClassSearch {
     /// Nil when the points cannot answer: the search has filters they do not hold, its cursor is not one of their
     /// pages', its ``fewHits`` is 0 (the walk then reads every cell with statements), or the index reads no rowids.
     private func nearestFirstOverHits(_ db: any SQLExecutor, circle: ClassSearch.Circle) async throws -> [Key]? {
-        guard let keyword = search.keyword, fewHits > 0, let cursor = pointCursor, let points = try await pointsForFilters(db)
+        guard let keyword = search.keyword, fewHits > 0, let points = try await pointsForFilters(db),
+              let filter = try await pointFilter(points, circle: circle, db)
         else { return nil }
-        let hidden = try await hiddenWriters(in: points, db)
         let wanted = page.limit + 1
         var walk = NearestCellWalk(center: circle.center, radius: circle.radius)
         var found: [PointKey] = []
@@ -264,10 +269,11 @@ package struct SQLClassSearch {
                 walk.split(entry)
                 continue
             }
-            pending += place(rowids, in: points, cell: entry.cell, circle: circle, after: cursor, hidden: hidden)
+            pending += place(rowids, in: points, cell: entry.cell, filter: filter)
+            pending.sort { ($0.point.distance, $0.point.id) < ($1.point.distance, $1.point.id) }
         }
         try await settle(&pending, into: &found, before: .infinity, wanted: wanted, keyword: keyword, db)
-        return found.map { Key(id: Identifier.text(packed: $0.id), distance: $0.distance) }
+        return found.map(Key.init(point:))
     }
 
     /// The most hits of a cell ``nearestFirstOverHits(_:circle:)`` reads rather than split it.
@@ -280,25 +286,17 @@ package struct SQLClassSearch {
     /// A keyword's candidate placed with the listings' points: its point's distance and packed id, and its rowid.
     private typealias Hit = (point: PointKey, rowid: Int64)
 
-    /// The candidates among `rowids` whose points lie in `cell` (the index may read a wider one) and within `circle`
-    /// after the cursor, of the search's status and type and no `hidden` writer's.
-    private func place(
-        _ rowids: [Int64], in points: ClassPoints, cell: Geohash, circle: ClassSearch.Circle, after cursor: PointCursor, hidden: Set<UInt32>
-    ) -> [Hit] {
+    /// The candidates among `rowids` whose points lie in `cell` (the index may read a wider one) and that `filter` keeps.
+    private func place(_ rowids: [Int64], in points: ClassPoints, cell: Geohash, filter: PointFilter) -> [Hit] {
         let keys = cell.storageKeys
-        var hits: [Hit] = []
-        for rowid in rowids {
-            guard let point = points.point(row: rowid), keys.contains(point.key),
-                  point.passes(status: search.status, type: search.type, hidden: hidden)
-            else { continue }
-            let distance = Haversine.distance(GeoPoint(lat: point.lat, lon: point.lon), circle.center)
-            if distance <= circle.radius, cursor.admits(distance: distance, id: point.id) { hits.append(((distance, point.id), rowid)) }
+        return rowids.compactMap { rowid in
+            guard let point = points.point(row: rowid), keys.contains(point.key), let key = filter.key(of: point) else { return nil }
+            return (key, rowid)
         }
-        return hits
     }
 
-    /// Moves into `found` the `pending` candidates nearer than `distance` that match `keyword`, nearest first (by
-    /// distance, then packed id), until `found` holds `wanted`; the farther ones stay pending. A keyword that needs
+    /// Moves into `found` the `pending` candidates (in order: by distance, then packed id) nearer than `distance` that
+    /// match `keyword`, nearest first, until `found` holds `wanted`; the farther ones stay pending. A keyword that needs
     /// confirming reads the candidates' text in batches (each twice the last) and leaves out those whose text does not
     /// match; the others' candidates are all matches. Every candidate a later cell adds is at least `distance` away, so
     /// `found` stays in order.
@@ -306,7 +304,6 @@ package struct SQLClassSearch {
         _ pending: inout [Hit], into found: inout [PointKey], before distance: Double, wanted: Int, keyword: SearchQuery, _ db: any SQLExecutor
     ) async throws {
         guard found.count < wanted else { return }
-        pending.sort { ($0.point.distance, $0.point.id) < ($1.point.distance, $1.point.id) }
         let nearer = pending.prefix { $0.point.distance < distance }.count
         var (next, batch) = (0, Self.verificationBatch)
         while found.count < wanted, next < nearer {
@@ -336,24 +333,36 @@ package struct SQLClassSearch {
         return matches
     }
 
-    /// Where a nearest-first page read from the listings' points continues: after the cursor's last key, as the points
-    /// order them (distance, then packed id, which orders as the id's text), or from the start.
-    private struct PointCursor {
+    /// The points a walk over the listings' points keeps: those within its circle after the page's cursor, of the
+    /// search's status and type, and of no hidden writer.
+    private struct PointFilter {
+        let circle: ClassSearch.Circle
+        /// The cursor's last key as the points order them (distance, then packed id, which orders as the id's text).
         let after: PointKey?
+        let status: ClassStatus?
+        let type: ClassType?
+        /// The numbers of the writers left out (``hiddenWriters(in:_:)``).
+        let hidden: Set<UInt32>
 
-        /// Whether a point at `distance` whose packed id is `id` comes after the cursor.
-        func admits(distance: Double, id: UInt128) -> Bool {
-            guard let after else { return true }
-            return (distance, id) > (after.distance, after.id)
+        /// `point`'s key, its distance from the centre and packed id, when the walk keeps it.
+        func key(of point: ClassPoints.Point) -> PointKey? {
+            guard point.passes(status: status, type: type, hidden: hidden) else { return nil }
+            let distance = Haversine.distance(GeoPoint(lat: point.lat, lon: point.lon), circle.center)
+            guard distance <= circle.radius else { return nil }
+            if let after, (distance, point.id) <= (after.distance, after.id) { return nil }
+            return (distance, point.id)
         }
     }
 
-    /// The page's cursor as the listings' points read it; nil when they cannot: its last key is no distance, or its id
-    /// is not one they pack.
-    private var pointCursor: PointCursor? {
-        guard let position = startPosition else { return PointCursor(after: nil) }
-        guard case .double(let distance) = position.value, let id = Identifier.packed(position.id) else { return nil }
-        return PointCursor(after: (distance, id))
+    /// The filter of a walk of `circle` over `points`; nil when they cannot continue the page's cursor: its last key is
+    /// no distance, or its id is not one they pack.
+    private func pointFilter(_ points: ClassPoints, circle: ClassSearch.Circle, _ db: any SQLExecutor) async throws -> PointFilter? {
+        var after: PointKey?
+        if let position = startPosition {
+            guard case .double(let distance) = position.value, let id = Identifier.packed(position.id) else { return nil }
+            after = (distance, id)
+        }
+        return PointFilter(circle: circle, after: after, status: search.status, type: search.type, hidden: try await hiddenWriters(in: points, db))
     }
 
     /// Whether a nearest-first key whose distance was read without the walk's conditions may be on this page: within
@@ -387,9 +396,8 @@ package struct SQLClassSearch {
     /// with a statement may. Nil when the points cannot answer: the search has filters they do not hold (a keyword, a
     /// district, a box, masks, prices), its cursor is not one of their pages', or they cannot answer this read.
     private func nearestFirstInMemory(_ db: any SQLExecutor, circle: ClassSearch.Circle) async throws -> [Key]? {
-        guard search.keyword == nil, let cursor = pointCursor, let points = try await pointsForFilters(db) else { return nil }
-        let hidden = try await hiddenWriters(in: points, db)
-        let (status, type) = (search.status, search.type)
+        guard search.keyword == nil, let points = try await pointsForFilters(db), let filter = try await pointFilter(points, circle: circle, db)
+        else { return nil }
         var walk = NearestCellWalk(center: circle.center, radius: circle.radius)
         var nearest = NearestFirstPage<PointKey, UInt128>(wanted: page.limit + 1, distance: { $0.distance }, id: { $0.id })
         while let entry = walk.popNearest(), !nearest.settle(before: entry.minimumDistance) {
@@ -399,14 +407,11 @@ package struct SQLClassSearch {
             }
             var found: [PointKey] = []
             points.forEach(in: entry.cell) { point in
-                guard point.passes(status: status, type: type, hidden: hidden) else { return }
-                let distance = Haversine.distance(GeoPoint(lat: point.lat, lon: point.lon), circle.center)
-                guard distance <= circle.radius, cursor.admits(distance: distance, id: point.id) else { return }
-                found.append((distance, point.id))
+                if let key = filter.key(of: point) { found.append(key) }
             }
             nearest.add(found)
         }
-        return nearest.finish().map { Key(id: Identifier.text(packed: $0.id), distance: $0.distance) }
+        return nearest.finish().map(Key.init(point:))
     }
 
     /// The listings' points in memory as of `db`'s snapshot, when the backend keeps them and the search has no filter
