@@ -488,6 +488,8 @@ private final class RecordingExecutor: SQLExecutor {
 
     var classPoints: ClassPointIndex? { lendingPoints ? base.classPoints : nil }
 
+    var tokenCounts: TokenCounts? { base.tokenCounts }
+
     func rows(_ statement: SQLStatement) async throws -> [SQLRow] {
         let (rows, elapsed) = try await timed { try await base.rows(statement) }
         // A crowded cell's statement reads no listing of its range.

@@ -15,6 +15,9 @@ public protocol SQLExecutor: Sendable {
     /// The listings' points the backend keeps in memory for nearest-first circles, when this executor reads one
     /// snapshot and the backend keeps them (SQLite's ``ClassPointIndex``); nil walks the circle with statements.
     var classPoints: ClassPointIndex? { get }
+    /// The counts of keyword tokens the backend keeps in memory for a search to weigh its index query by, when this
+    /// executor reads one snapshot and the backend keeps them (SQLite's); nil leaves the query as it is.
+    var tokenCounts: TokenCounts? { get }
 }
 
 /// A database: statements run on a pooled connection one at a time, or several on one connection.
@@ -29,6 +32,8 @@ public protocol SQLDatabase: SQLExecutor {
 
 extension SQLExecutor {
     public var classPoints: ClassPointIndex? { nil }
+
+    public var tokenCounts: TokenCounts? { nil }
 
     /// The first row of `statement`, if any.
     public func row(_ statement: SQLStatement) async throws -> SQLRow? {

@@ -93,3 +93,16 @@ public struct SQLStatement: Sendable, ExpressibleByStringInterpolation {
         }
     }
 }
+
+extension [SQLStatement] {
+    /// The statements joined by `separator` (SQL text: `" AND "`). Named apart from the standard library's
+    /// `joined(separator:)`, which would otherwise join strings meant as SQL into one bound value.
+    func joined(with separator: String) -> SQLStatement {
+        var result: SQLStatement = ""
+        for (position, statement) in enumerated() {
+            if position > 0 { result.append(raw: separator) }
+            result.append(statement)
+        }
+        return result
+    }
+}

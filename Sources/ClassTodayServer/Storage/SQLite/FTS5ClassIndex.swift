@@ -64,6 +64,23 @@ struct FTS5ClassIndex: ClassSearchIndex {
         return try await db.rows(Self.hitRowids(match, limit: limit)).map { try $0["rowid"] }
     }
 
+    /// Counted in the FTS index alone, in one statement, each count stopping at the limit: about 0.1 ms per 1,000
+    /// listings.
+    func counts(of tokens: [String], upTo limit: Int, _ db: any SQLExecutor) async throws -> [String: Int] {
+        guard !tokens.isEmpty else { return [:] }
+        var statement = tokens.indices.map { index -> SQLStatement in
+            let match = "tokens : " + SearchQuery.TokenRequirement(token: tokens[index], isPrefix: false).ftsMatchOperand
+            return "SELECT \(index) AS token, (SELECT COUNT(*) FROM (\(Self.hitRowids(match, limit: limit - 1)))) AS listings"
+        }.joined(with: " UNION ALL ")
+        // Texts naming a search's own tokens would fill SQLite's statement cache.
+        statement.isCached = false
+        var counts: [String: Int] = [:]
+        for row in try await db.rows(statement) {
+            counts[tokens[try row["token"] as Int]] = try row["listings"]
+        }
+        return counts
+    }
+
     /// The rowids of the FTS expression `match`'s hits, `limit` + 1 at most, read from the FTS index alone, which stops
     /// at the limit.
     private static func hitRowids(_ match: String, limit: Int) -> SQLStatement {

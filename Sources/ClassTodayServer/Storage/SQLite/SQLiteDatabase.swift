@@ -11,11 +11,14 @@ public struct SQLiteDatabase: SQLDatabase {
     let pool: DatabasePool
     /// The listings' points in memory, which reads (``read(_:)``) lend to nearest-first circles.
     let points: ClassPointIndex
+    /// The keyword tokens' counts in memory, which reads lend to keyword searches.
+    let counts: TokenCounts
 
-    /// The seam over `pool`, whose listings' points `points` holds.
-    init(pool: DatabasePool, points: ClassPointIndex) {
+    /// The seam over `pool`, whose listings' points `points` holds and keyword tokens' counts `counts`.
+    init(pool: DatabasePool, points: ClassPointIndex, counts: TokenCounts) {
         self.pool = pool
         self.points = points
+        self.counts = counts
     }
 
     /// SQLite's fragments.
@@ -35,7 +38,7 @@ public struct SQLiteDatabase: SQLDatabase {
     /// pool and the reader in turn (two hops there and two back, besides a child task to serve the lease from). A
     /// reader that cannot be had fails the body's statements.
     public func read<Result: Sendable>(_ body: (any SQLExecutor) async throws -> Result) async throws -> Result {
-        let lease = Lease(points: points)
+        let lease = Lease(points: points, counts: counts)
         pool.asyncRead { connection in
             guard case .failure(let error) = connection else { return _ = lease.serve(connection) }
             // A closed pool calls back at once, on this very thread, which must not wait for the body it is to start.
@@ -47,7 +50,7 @@ public struct SQLiteDatabase: SQLDatabase {
     /// Lends the writer to `body` through GRDB's `async` write, from a child task: unlike a read (``read(_:)``), a
     /// transaction must await its commit's outcome before it returns.
     public func transaction<Result: Sendable>(_ body: (any SQLExecutor) async throws -> Result) async throws -> Result {
-        let lease = Lease(points: nil)
+        let lease = Lease(points: nil, counts: nil)
         async let committed: Bool = pool.write { db in
             guard lease.serve(.success(db)) else { throw Lease.RollBack() }
             return true
@@ -116,12 +119,14 @@ public struct SQLiteDatabase: SQLDatabase {
 
         /// The listings' points, lent to a read.
         let classPoints: ClassPointIndex?
+        /// The keyword tokens' counts, lent to a read.
+        let tokenCounts: TokenCounts?
 
         var dialect: SQLDialect { .sqlite }
 
-        /// A lease lending `classPoints` too (a read's).
-        init(points: ClassPointIndex?) {
-            classPoints = points
+        /// A lease lending `points` and `counts` too (a read's).
+        init(points: ClassPointIndex?, counts: TokenCounts?) {
+            (classPoints, tokenCounts) = (points, counts)
         }
 
         /// Runs `body` with this lease as its executor, then ends the lease (committing when the body returned).

@@ -8,9 +8,11 @@ public struct SQLiteStore: Sendable {
     public let writer: DatabasePool
     /// The listings' points in memory, for nearest-first circles.
     let classPoints = ClassPointIndex()
+    /// The keyword tokens' counts in memory, for keyword searches.
+    let tokenCounts = TokenCounts()
 
     /// The backend seam over the pool, which the repositories run on.
-    public var database: SQLiteDatabase { SQLiteDatabase(pool: writer, points: classPoints) }
+    public var database: SQLiteDatabase { SQLiteDatabase(pool: writer, points: classPoints, counts: tokenCounts) }
 
     /// How much of the database file each connection reads through a memory map rather than `pread`, in bytes.
     /// SQLite lowers it to its compile-time maximum (2 GiB in Debian's build); pages past the map are read as before.

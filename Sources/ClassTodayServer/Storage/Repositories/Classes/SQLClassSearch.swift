@@ -67,10 +67,10 @@ package struct SQLClassSearch {
 
     /// Runs the search on `db` (one snapshot: inside ``SQLDatabase/read(_:)``, but for a page the index orders).
     package func run(_ db: any SQLExecutor) async throws -> Page<ClassView> {
-        if let keyword = search.keyword, let narrowed = try await KeywordBigrams.narrowing(keyword, db) {
-            var narrowedSearch = self
-            narrowedSearch.search.keyword = narrowed
-            return try await narrowedSearch.run(db)
+        if let keyword = search.keyword, let planned = try await planned(keyword, db) {
+            var plannedSearch = self
+            plannedSearch.search.keyword = planned
+            return try await plannedSearch.run(db)
         }
         if let order = nearestOrder, let circle = search.circle, let page = try await pageByIndex(db, order: order, circle: circle) {
             return page
@@ -82,6 +82,25 @@ package struct SQLClassSearch {
         if let viewerId { scoped.blockedWriters = Set(try await BlockSQL.counterparts(of: viewerId, db)) }
         return try await scoped.runScoped(db)
     }
+
+    /// `keyword` as the index had best read it, one step at a time: its typos narrowed to the bigrams the index holds
+    /// (``KeywordBigrams``), then, when its candidates are confirmed anyway, its tokens far more common than the rarest
+    /// beside them left out, by the counts the backend keeps (``SearchQuery/leavingOutCommonTokens(counts:)``). Nil
+    /// once neither step is left.
+    private func planned(_ keyword: SearchQuery, _ db: any SQLExecutor) async throws -> SearchQuery? {
+        if let narrowed = try await KeywordBigrams.narrowing(keyword, db) { return narrowed }
+        let tokens = keyword.tokensToCount
+        guard !tokens.isEmpty, let tokenCounts = db.tokenCounts else { return nil }
+        let counts = try await tokenCounts.counts(of: tokens) { missing in
+            try await index.counts(of: missing, upTo: Self.countedListings, db)
+        }
+        return keyword.leavingOutCommonTokens(counts: counts)
+    }
+
+    /// The most listings a token's count (``ClassSearchIndex/counts(of:upTo:_:)``) reads: enough to tell a token
+    /// ``SearchQuery/commonTokenFactor`` times as common as one of 16,000 listings, in about 6 ms once per token
+    /// (``TokenCounts/lifetime``).
+    private static let countedListings = 65_536
 
     /// The writers whose listings the viewer must not see (blocked either way), read once per search and left out
     /// in Swift: the key statements then select `writer_id`, and stay the same statements whoever the viewer blocked.
@@ -224,7 +243,7 @@ package struct SQLClassSearch {
         let conditions = ["c.deleted_at IS NULL", index.keyword(keyword, withinRanges: false).condition] + filterConditions + area.conditions
         let text: SQLStatement = keyword.needsVerification ? ", c.name, c.description" : ""
         let rows = try await db.rows("""
-            SELECT \(keyColumns), \(distance) AS distance\(text) FROM classes c WHERE \(joined(conditions, " AND ")) LIMIT \(fewHits + 1)
+            SELECT \(keyColumns), \(distance) AS distance\(text) FROM classes c WHERE \(conditions.joined(with: " AND ")) LIMIT \(fewHits + 1)
             """)
         guard rows.count <= fewHits else { return nil }
         let hits = try rows.map { try Key(row: $0, sort: .distance) }.filter { isOnPage($0, within: circle) }
@@ -504,13 +523,13 @@ package struct SQLClassSearch {
         let keys: SQLStatement = if let keyword {
             """
             SELECT \(raw: ClassViewQuery.listingColumns), c.deleted_at FROM (SELECT c.*, \(order.nearness) AS nearness FROM classes c
-                WHERE \(joined(conditions, " AND ")) ORDER BY nearness LIMIT \(keyword.reach)) c
+                WHERE \(conditions.joined(with: " AND ")) ORDER BY nearness LIMIT \(keyword.reach)) c
             WHERE \(keyword.clause.condition) ORDER BY c.nearness LIMIT \(limit)
             """
         } else {
             """
             SELECT \(raw: ClassViewQuery.listingColumns), c.deleted_at FROM classes c
-            WHERE \(joined(conditions, " AND ")) ORDER BY \(order.nearness) LIMIT \(limit)
+            WHERE \(conditions.joined(with: " AND ")) ORDER BY \(order.nearness) LIMIT \(limit)
             """
         }
         // The index read already left out what moderation hides (``filterConditions``), before its limit counted.
@@ -725,7 +744,7 @@ package struct SQLClassSearch {
         var area = AreaConditions()
         if let ranges {
             if ranges.isEmpty { return nil }
-            area.conditions.append("(\(joined(ranges.map { "(c.geohash >= \($0.lower) AND c.geohash < \($0.upper))" }, " OR ")))")
+            area.conditions.append("(\(ranges.map { "(c.geohash >= \($0.lower) AND c.geohash < \($0.upper))" }.joined(with: " OR ")))")
         }
         if let box = search.box {
             area.conditions.append("c.lat BETWEEN \(box.minLat) AND \(box.maxLat)")
@@ -788,8 +807,8 @@ package struct SQLClassSearch {
         let limitClause: SQLStatement = gate.map { "CASE WHEN \($0) THEN \(limit) ELSE 0 END" } ?? "\(limit)"
         return """
             SELECT * FROM (SELECT \(columns) FROM classes c \(raw: hint)
-                WHERE \(joined(["c.deleted_at IS NULL"] + conditions, " AND "))) k
-            WHERE \(outer.isEmpty ? "1 = 1" : joined(outer, " AND "))
+                WHERE \((["c.deleted_at IS NULL"] + conditions).joined(with: " AND "))) k
+            WHERE \(outer.isEmpty ? "1 = 1" : outer.joined(with: " AND "))
             ORDER BY \(raw: key)\(raw: direction), k.id \(raw: dialect.byteOrder)\(raw: direction) LIMIT \(limitClause)
             """
     }
@@ -808,16 +827,6 @@ package struct SQLClassSearch {
         if let minPrice = search.minPrice { conditions.append("c.price >= \(minPrice)") }
         if let maxPrice = search.maxPrice { conditions.append("c.price <= \(maxPrice)") }
         return conditions
-    }
-
-    /// The statements joined by `separator`.
-    private func joined(_ statements: [SQLStatement], _ separator: String) -> SQLStatement {
-        var result: SQLStatement = ""
-        for (position, statement) in statements.enumerated() {
-            if position > 0 { result.append(raw: separator) }
-            result.append(statement)
-        }
-        return result
     }
 }
 

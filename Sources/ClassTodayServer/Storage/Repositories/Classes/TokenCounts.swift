@@ -1,0 +1,47 @@
+import ClassTodayCore
+import Synchronization
+
+/// How many listings hold each of some keyword tokens, as the keyword index counted them, kept in memory for a while
+/// (``lifetime``): a search whose candidates are confirmed anyway leaves out of its index query the tokens far more
+/// common than the rarest beside them (``SearchQuery/leavingOutCommonTokens(counts:)``). A count only steers that
+/// query, whose listings stay the same: a stale one may make it slower, never wrong.
+public final class TokenCounts: Sendable {
+    private struct Count {
+        let listings: Int
+        let counted: ContinuousClock.Instant
+    }
+
+    private let counts = Mutex<[String: Count]>([:])
+
+    /// How long a count is used before the index is asked again.
+    static let lifetime = Duration.seconds(600)
+
+    /// The most tokens kept: past it, those counted longest ago are forgotten first.
+    static let capacity = 20_000
+
+    /// An empty cache.
+    init() {}
+
+    /// The counts of `tokens`: those kept, and those `count` reads from the index for the others (it may leave some
+    /// out, which are then not counted).
+    func counts(of tokens: [String], count: ([String]) async throws -> [String: Int]) async throws -> [String: Int] {
+        let now = ContinuousClock.now
+        var known: [String: Int] = [:]
+        counts.withLock { counts in
+            for token in tokens {
+                if let kept = counts[token], now - kept.counted < Self.lifetime { known[token] = kept.listings }
+            }
+        }
+        let missing = tokens.filter { known[$0] == nil }
+        guard !missing.isEmpty else { return known }
+        let read = try await count(missing)
+        counts.withLock { counts in
+            if counts.count + read.count > Self.capacity {
+                let oldestFirst = counts.sorted { $0.value.counted < $1.value.counted }
+                counts = Dictionary(uniqueKeysWithValues: oldestFirst.suffix(Self.capacity / 2))
+            }
+            for (token, listings) in read { counts[token] = Count(listings: listings, counted: now) }
+        }
+        return known.merging(read) { _, new in new }
+    }
+}
