@@ -119,6 +119,8 @@ struct PostgresSearchTests {
             deleted.insert(listings[index].id)
         }
         let live = listings.filter { !deleted.contains($0.id) }
+        // Statistics let confirmed keywords leave their common tokens out (``TSVectorClassIndex/counts(of:upTo:_:)``).
+        try await store.database.execute("ANALYZE classes")
 
         var nonEmpty = 0
         var worstDistanceError = 0.0
@@ -239,6 +241,32 @@ struct PostgresSearchTests {
                 .map { (Haversine.distance(origin, $0.location!), $0.id) }.sorted { $0 < $1 }
             #expect(views.map(\.listing.id) == expected.map(\.1), "round \(round): \(search)")
             #expect(zip(views.compactMap(\.distance), expected.map(\.0)).allSatisfy { abs($0 - $1) < 1e-6 }, "round \(round): distances")
+        }
+    }
+
+    @Test("a keyword's token over four times as common as the rarest beside it is counted from the statistics of classes.search and left out, and its pages equal brute force")
+    func commonTokenLeftOut() async throws {
+        let store = try await Self.openStore()
+        defer { store.close() }
+        let repository = SQLClassRepository(database: store.database)
+        var random = SeededRandom(seed: 13)
+        let listings = SearchPropertyTests.commonTokenListings(writers: try await Self.insertUsers(5, store), random: &random)
+        try await Self.forEachConcurrently(listings) { listing in _ = try await repository.create(listing) }
+        let unanalyzed = try await store.database.read { db in try await TSVectorClassIndex().counts(of: ["수학"], upTo: 65_536, db) }
+        #expect(unanalyzed.isEmpty, "no statistics before ANALYZE")
+        try await store.database.execute("ANALYZE classes")
+        let counts = try await store.database.read { db in
+            try await TSVectorClassIndex().counts(of: ["공업", "업수", "수학", "없는"], upTo: 1_000, db)
+        }
+        // ANALYZE reads every row of a table this small: the shares are exact. A lexeme no listing holds counts as the
+        // least share kept.
+        #expect(counts["공업"] == 300 && counts["업수"] == 300 && counts["수학"] == 1_000, "\(counts)")
+        #expect(try #require(counts["없는"]) <= 300, "\(counts)")
+        for (search, expected) in SearchPropertyTests.commonTokenSearches(among: listings) {
+            for fewHits in [SQLClassSearch.fewHits, 0, 8] {
+                let views = try await Self.allPages(search, limit: 20, repository, fewHits: fewHits)
+                #expect(views.map(\.listing.id) == expected, "\(search.sort), fewHits \(fewHits)")
+            }
         }
     }
 

@@ -250,6 +250,52 @@ struct SearchPropertyTests {
         listings.filter { $0.name == "피아노 레슨" }.map { (Haversine.distance(hotspots[0], $0.location!), $0.id) }.sorted { $0 < $1 }.map(\.1)
     }
 
+    /// 1,500 open listings around Seoul's hotspot: 200 `공업수학 과외`, 100 `업수 공업` (`공업` and `업수`, not in order)
+    /// and 1,200 `수학 공부`: `수학` is held by over four times as many as `공업` and `업수`, which `공업수학` then asks
+    /// the index for alone (``SearchQuery/leavingOutCommonTokens(counts:)``).
+    static func commonTokenListings(writers: [String], random: inout SeededRandom) -> [ClassListing] {
+        randomListings(count: 1_500, writers: writers, random: &random).enumerated().map { index, listing in
+            var listing = listing
+            listing.name = index < 200 ? "공업수학 과외" : index < 300 ? "업수 공업" : "수학 공부"
+            (listing.description, listing.status) = ("설명", .open)
+            listing.location = random.point(near: hotspots[0], spread: 0.2)
+            return listing
+        }
+    }
+
+    /// `공업수학` by relevance and within 50 km of Seoul's hotspot nearest first, with the ids brute force gives each
+    /// among `listings`.
+    static func commonTokenSearches(among listings: [ClassListing]) -> [(search: ClassSearch, expected: [String])] {
+        let keyword = SearchTokenizer.query("공업수학")
+        let matches = listings.filter { keyword?.matches($0.name + "\n" + $0.description) == true }
+        var byRelevance = ClassSearch(), nearestFirst = ClassSearch()
+        (byRelevance.keyword, byRelevance.sort) = (keyword, .relevance)
+        (nearestFirst.keyword, nearestFirst.sort, nearestFirst.circle) = (keyword, .distance, .init(center: hotspots[0], radius: 50_000))
+        return [
+            // All are name hits, newest first: creation time, then id.
+            (byRelevance, matches.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }.map(\.id)),
+            (nearestFirst, matches.map { (Haversine.distance(hotspots[0], $0.location!), $0.id) }.sorted { $0 < $1 }.map(\.1)),
+        ]
+    }
+
+    @Test("a keyword's token over four times as common as the rarest beside it is counted in the FTS index and left out, and its pages equal brute force")
+    func commonTokenLeftOut() async throws {
+        let fixture = try await Fixture(seed: 13) { writers, random in Self.commonTokenListings(writers: writers, random: &random) }
+        let counts = try await fixture.store.database.read { db in
+            try await FTS5ClassIndex().counts(of: ["공업", "업수", "수학", "없는"], upTo: 1_000, db)
+        }
+        #expect(counts == ["공업": 300, "업수": 300, "수학": 1_000, "없는": 0], "exact, and at most the limit")
+        for (search, expected) in Self.commonTokenSearches(among: fixture.listings) {
+            #expect(expected.count == 200)
+            for fewHits in [SQLClassSearch.fewHits, 8, 0] {
+                let ids = try await fixture.pageIds(search, viewerId: nil, limit: 20, fewHits: fewHits, atMost: expected.count)
+                #expect(ids == expected, "\(search.sort), fewHits \(fewHits)")
+            }
+        }
+        let kept = try await fixture.store.tokenCounts.counts(of: ["공업", "업수", "수학"]) { _ in [:] }
+        #expect(kept == ["공업": 300, "업수": 300, "수학": 1_400], "the search counted its tokens once and kept them")
+    }
+
     @Test("random circles, boxes, keywords and filters, anonymous or by a viewer with blocks both ways, return exactly the brute-force set, each once, in order")
     func againstBruteForce() async throws {
         let fixture = try await Fixture(seed: 20261122, count: 2500)

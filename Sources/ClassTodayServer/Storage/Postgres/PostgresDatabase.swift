@@ -13,6 +13,8 @@ public struct PostgresDatabase: SQLDatabase {
     let logger: Logger
     /// The repeated statements prepared on the pool's connections.
     private let prepared = PreparedStatements()
+    /// The keyword tokens' counts in memory, which connections lend to keyword searches.
+    private let counts = TokenCounts()
 
     /// The seam over `client`.
     init(client: PostgresClient, logger: Logger) {
@@ -25,14 +27,14 @@ public struct PostgresDatabase: SQLDatabase {
 
     public func rows(_ statement: SQLStatement) async throws -> [SQLRow] {
         try await client.withConnection { connection in
-            try await Connection(connection: connection, logger: logger, prepared: prepared).rows(statement)
+            try await Connection(connection: connection, logger: logger, prepared: prepared, tokenCounts: counts).rows(statement)
         }
     }
 
     @discardableResult
     public func execute(_ statement: SQLStatement) async throws -> Int {
         try await client.withConnection { connection in
-            try await Connection(connection: connection, logger: logger, prepared: prepared).execute(statement)
+            try await Connection(connection: connection, logger: logger, prepared: prepared, tokenCounts: counts).execute(statement)
         }
     }
 
@@ -52,7 +54,7 @@ public struct PostgresDatabase: SQLDatabase {
     ) async throws -> Result {
         try await client.withConnection { connection in
             try await withTaskExecutorPreference(EventLoopExecutor(eventLoop: connection.eventLoop)) {
-                let db = Connection(connection: connection, logger: logger, prepared: prepared)
+                let db = Connection(connection: connection, logger: logger, prepared: prepared, tokenCounts: counts)
                 _ = try await db.execute(begin)
                 let result: Result
                 do {
@@ -73,6 +75,7 @@ public struct PostgresDatabase: SQLDatabase {
         let connection: PostgresConnection
         let logger: Logger
         let prepared: PreparedStatements
+        let tokenCounts: TokenCounts?
 
         var dialect: SQLDialect { .postgres }
 

@@ -66,6 +66,23 @@ struct TSVectorClassIndex: ClassSearchIndex {
         true
     }
 
+    /// Read from PostgreSQL's statistics of `classes.search` (migration 0018): a token among its most common lexemes is
+    /// counted as its share of ANALYZE's sample times the listings, any other as the least share among them, which it
+    /// holds less of. Empty before the table is first analyzed.
+    func counts(of tokens: [String], upTo limit: Int, _ db: any SQLExecutor) async throws -> [String: Int] {
+        // A lexeme's share follows its position; past the lexemes come the least and the greatest share.
+        let rows = try await db.rows("""
+            SELECT t.value AS token, LEAST(ROUND(COALESCE(s.shares[array_position(s.lexemes, t.value)], s.shares[cardinality(s.lexemes) + 1])
+                * GREATEST(c.reltuples, 0)), \(limit))::bigint AS listings
+            FROM (SELECT most_common_elems::text::text[] AS lexemes, most_common_elem_freqs AS shares FROM pg_stats
+                  WHERE schemaname = current_schema() AND tablename = 'classes' AND attname = 'search') s
+            JOIN pg_class c ON c.oid = 'classes'::regclass
+            CROSS JOIN \(db.dialect.list(tokens)) t
+            WHERE s.lexemes IS NOT NULL
+            """)
+        return Dictionary(try rows.map { (try $0["token"], try $0["listings"]) }) { first, _ in first }
+    }
+
     /// The range's listings on the geohash index.
     func candidates(in range: GeohashRange) -> CellCandidates {
         .range(range, from: "classes", capacity: Self.crowdedCell)

@@ -15,8 +15,8 @@ public protocol SQLExecutor: Sendable {
     /// The listings' points the backend keeps in memory for nearest-first circles, when this executor reads one
     /// snapshot and the backend keeps them (SQLite's ``ClassPointIndex``); nil walks the circle with statements.
     var classPoints: ClassPointIndex? { get }
-    /// The counts of keyword tokens the backend keeps in memory for a search to weigh its index query by, when this
-    /// executor reads one snapshot and the backend keeps them (SQLite's); nil leaves the query as it is.
+    /// The counts of keyword tokens the backend keeps in memory for a search to weigh its index query by
+    /// (``TokenCounts``); nil leaves the query as it is.
     var tokenCounts: TokenCounts? { get }
 }
 

@@ -11,7 +11,7 @@ public struct SQLiteDatabase: SQLDatabase {
     let pool: DatabasePool
     /// The listings' points in memory, which reads (``read(_:)``) lend to nearest-first circles.
     let points: ClassPointIndex
-    /// The keyword tokens' counts in memory, which reads lend to keyword searches.
+    /// The keyword tokens' counts in memory, which leases lend to keyword searches.
     let counts: TokenCounts
 
     /// The seam over `pool`, whose listings' points `points` holds and keyword tokens' counts `counts`.
@@ -50,7 +50,7 @@ public struct SQLiteDatabase: SQLDatabase {
     /// Lends the writer to `body` through GRDB's `async` write, from a child task: unlike a read (``read(_:)``), a
     /// transaction must await its commit's outcome before it returns.
     public func transaction<Result: Sendable>(_ body: (any SQLExecutor) async throws -> Result) async throws -> Result {
-        let lease = Lease(points: nil, counts: nil)
+        let lease = Lease(points: nil, counts: counts)
         async let committed: Bool = pool.write { db in
             guard lease.serve(.success(db)) else { throw Lease.RollBack() }
             return true
@@ -119,13 +119,13 @@ public struct SQLiteDatabase: SQLDatabase {
 
         /// The listings' points, lent to a read.
         let classPoints: ClassPointIndex?
-        /// The keyword tokens' counts, lent to a read.
+        /// The keyword tokens' counts.
         let tokenCounts: TokenCounts?
 
         var dialect: SQLDialect { .sqlite }
 
-        /// A lease lending `points` and `counts` too (a read's).
-        init(points: ClassPointIndex?, counts: TokenCounts?) {
+        /// A lease lending `counts`, and `points` too (a read's).
+        init(points: ClassPointIndex?, counts: TokenCounts) {
             (classPoints, tokenCounts) = (points, counts)
         }
 

@@ -39,8 +39,8 @@ protocol ClassSearchIndex: Sendable {
     /// read from the keyword index alone: for a cell finer than the index's cells, those of its enclosing cell. Nil for a
     /// cell coarser than the index's cells, and where the index cannot tell hits without reading rows of `classes`.
     func hitRowids(of keyword: SearchQuery, in cell: Geohash, limit: Int, _ db: any SQLExecutor) async throws -> [Int64]?
-    /// How many listings hold each of `tokens` (exact keyword tokens), up to `limit`, read from the keyword index alone;
-    /// empty where the index cannot count them without reading rows of `classes`.
+    /// How many listings hold each of `tokens` (exact keyword tokens), up to `limit`, as the backend can tell without
+    /// reading rows of `classes`: some tokens may be left out, or all.
     func counts(of tokens: [String], upTo limit: Int, _ db: any SQLExecutor) async throws -> [String: Int]
 
     /// One read of the walk behind relevance order: the listings satisfying `conditions` (over `classes c`) whose
@@ -79,8 +79,6 @@ extension ClassSearchIndex {
     func nearestReach(of keyword: SearchQuery, wanted: Int, _ db: any SQLExecutor) async throws -> Int? { nil }
 
     func hitRowids(of keyword: SearchQuery, in cell: Geohash, limit: Int, _ db: any SQLExecutor) async throws -> [Int64]? { nil }
-
-    func counts(of tokens: [String], upTo limit: Int, _ db: any SQLExecutor) async throws -> [String: Int] { [:] }
 }
 
 /// An index's order of listings by nearness to a point (``ClassSearchIndex/nearestOrder(within:)``), each expression

@@ -16,7 +16,7 @@ public final class TokenCounts: Sendable {
     /// How long a count is used before the index is asked again.
     static let lifetime = Duration.seconds(600)
 
-    /// The most tokens kept: past it, those counted longest ago are forgotten first.
+    /// The most tokens kept: past it, the half counted longest ago is forgotten.
     static let capacity = 20_000
 
     /// An empty cache.
@@ -36,11 +36,11 @@ public final class TokenCounts: Sendable {
         guard !missing.isEmpty else { return known }
         let read = try await count(missing)
         counts.withLock { counts in
-            if counts.count + read.count > Self.capacity {
-                let oldestFirst = counts.sorted { $0.value.counted < $1.value.counted }
-                counts = Dictionary(uniqueKeysWithValues: oldestFirst.suffix(Self.capacity / 2))
-            }
             for (token, listings) in read { counts[token] = Count(listings: listings, counted: now) }
+            if counts.count > Self.capacity {
+                let oldestFirst = counts.sorted { $0.value.counted < $1.value.counted }
+                counts = Dictionary(uniqueKeysWithValues: oldestFirst.suffix(Self.capacity / 2).map { ($0.key, $0.value) })
+            }
         }
         return known.merging(read) { _, new in new }
     }
