@@ -43,6 +43,23 @@ struct PostgresSearchTests {
         return ids
     }
 
+    /// A store over a new database holding the listings `make` makes for `writers` new users from the random seed `seed`.
+    static func storeHolding(
+        writers: Int, seed: UInt64, _ make: ([String], inout SeededRandom) -> [ClassListing]
+    ) async throws -> (store: PostgresStore, repository: SQLClassRepository, listings: [ClassListing]) {
+        let store = try await openStore()
+        do {
+            let repository = SQLClassRepository(database: store.database)
+            var random = SeededRandom(seed: seed)
+            let listings = make(try await insertUsers(writers, store), &random)
+            try await forEachConcurrently(listings) { listing in _ = try await repository.create(listing) }
+            return (store, repository, listings)
+        } catch {
+            store.close()
+            throw error
+        }
+    }
+
     /// Runs `body` over `items`, at most `width` at a time.
     static func forEachConcurrently<Item: Sendable>(
         _ items: [Item], width: Int = 8, _ body: @escaping @Sendable (Item) async throws -> Void
@@ -246,12 +263,8 @@ struct PostgresSearchTests {
 
     @Test("a keyword's token over four times as common as the rarest beside it is counted from the statistics of classes.search and left out, and its pages equal brute force")
     func commonTokenLeftOut() async throws {
-        let store = try await Self.openStore()
+        let (store, repository, listings) = try await Self.storeHolding(writers: 5, seed: 13, SearchPropertyTests.commonTokenListings)
         defer { store.close() }
-        let repository = SQLClassRepository(database: store.database)
-        var random = SeededRandom(seed: 13)
-        let listings = SearchPropertyTests.commonTokenListings(writers: try await Self.insertUsers(5, store), random: &random)
-        try await Self.forEachConcurrently(listings) { listing in _ = try await repository.create(listing) }
         let unanalyzed = try await store.database.read { db in try await TSVectorClassIndex().counts(of: ["수학"], upTo: 65_536, db) }
         #expect(unanalyzed.isEmpty, "no statistics before ANALYZE")
         try await store.database.execute("ANALYZE classes")
@@ -272,12 +285,8 @@ struct PostgresSearchTests {
 
     @Test("a typo-tolerant word whose unmatched candidates crowd the centre and whose matches lie far gives its pages in order, read at once, walked, or walked after the read finds more than 8")
     func farMatchesAmongNearCandidates() async throws {
-        let store = try await Self.openStore()
+        let (store, repository, listings) = try await Self.storeHolding(writers: 2, seed: 11, SearchPropertyTests.farMatchListings)
         defer { store.close() }
-        let repository = SQLClassRepository(database: store.database)
-        var random = SeededRandom(seed: 11)
-        let listings = SearchPropertyTests.farMatchListings(writers: try await Self.insertUsers(2, store), random: &random)
-        try await Self.forEachConcurrently(listings) { listing in _ = try await repository.create(listing) }
         let expected = SearchPropertyTests.farMatches(among: listings)
         for fewHits in [SQLClassSearch.fewHits, 0, 8] {
             let views = try await Self.allPages(SearchPropertyTests.farMatchSearch, limit: 20, repository, fewHits: fewHits)
