@@ -89,17 +89,23 @@ struct PostgresSearchTests {
     static func allPages(
         _ search: ClassSearch, limit: Int, _ repository: SQLClassRepository, fewHits: Int = SQLClassSearch.fewHits
     ) async throws -> [ClassView] {
-        var views: [ClassView] = []
+        try await pages(search, limit: limit, repository, fewHits: fewHits).flatMap { $0 }
+    }
+
+    /// Each page of `search`, `limit` at a time, confirming at most `confirming` keyword candidates a page.
+    static func pages(
+        _ search: ClassSearch, limit: Int, _ repository: SQLClassRepository, fewHits: Int = SQLClassSearch.fewHits,
+        confirming: Int = SQLClassSearch.confirmationBudget
+    ) async throws -> [[ClassView]] {
+        var pages: [[ClassView]] = []
         var page = PageRequest(limit: limit)
-        var pages = 0
         while true {
-            let result = try await repository.search(search, viewerId: nil, page: page, fewHits: fewHits)
-            views += result.items
-            pages += 1
-            guard let next = result.nextCursor, pages < 3000 else { break }
+            let result = try await repository.search(search, viewerId: nil, page: page, fewHits: fewHits, confirming: confirming)
+            pages.append(result.items)
+            guard let next = result.nextCursor, pages.count < 3000 else { break }
             page = PageRequest(limit: limit, after: try PageCursor.decode(next, ordering: search.sort.rawValue))
         }
-        return views
+        return pages
     }
 
     @Test("random circles, boxes, keywords and filters return exactly the brute-force set, each once, in order")
@@ -281,6 +287,20 @@ struct PostgresSearchTests {
                 #expect(views.map(\.listing.id) == expected, "\(search.sort), fewHits \(fewHits)")
             }
         }
+    }
+
+    @Test("a run of initials almost nothing matches ends a relevance page after its budget of candidates confirmed: pages come short, and walking their cursors gives brute force")
+    func confirmationBudget() async throws {
+        let (store, repository, listings) = try await Self.storeHolding(writers: 5, seed: 14, SearchPropertyTests.initialsRunListings)
+        defer { store.close() }
+        var search = ClassSearch()
+        (search.keyword, search.sort) = (SearchTokenizer.query("ㄱㄱㄱㄱ"), .relevance)
+        let expected = listings.filter { $0.name == "가게 구경" }.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }.map(\.id)
+        let whole = try await Self.pages(search, limit: 20, repository)
+        #expect(whole.flatMap { $0 }.map(\.listing.id) == expected)
+        let budgeted = try await Self.pages(search, limit: 20, repository, confirming: 200)
+        #expect(budgeted.flatMap { $0 }.map(\.listing.id) == expected)
+        #expect(budgeted.count > whole.count && budgeted.dropLast().contains { $0.count < 20 }, "\(budgeted.map(\.count))")
     }
 
     @Test("a typo-tolerant word whose unmatched candidates crowd the centre and whose matches lie far gives its pages in order, read at once, walked, or walked after the read finds more than 8")

@@ -92,12 +92,21 @@ struct SearchPropertyTests {
 
         /// The ids of `search`'s pages as `viewerId` sees them, `limit` at a time, up to a page past `atMost` ids.
         func pageIds(_ search: ClassSearch, viewerId: String?, limit: Int, fewHits: Int, atMost: Int) async throws -> [String] {
-            var ids: [String] = []
+            try await pages(search, viewerId: viewerId, limit: limit, fewHits: fewHits, atMost: atMost).flatMap { $0 }
+        }
+
+        /// The ids of each of `search`'s pages as `viewerId` sees them, `limit` at a time, confirming at most `confirming`
+        /// keyword candidates a page, up to a page past `atMost` ids.
+        func pages(
+            _ search: ClassSearch, viewerId: String?, limit: Int, fewHits: Int, confirming: Int = SQLClassSearch.confirmationBudget,
+            atMost: Int
+        ) async throws -> [[String]] {
+            var pages: [[String]] = []
             var page = PageRequest(limit: limit)
             while true {
-                let result = try await repository.search(search, viewerId: viewerId, page: page, fewHits: fewHits)
-                ids += result.items.map(\.listing.id)
-                guard let next = result.nextCursor, ids.count <= atMost else { return ids }
+                let result = try await repository.search(search, viewerId: viewerId, page: page, fewHits: fewHits, confirming: confirming)
+                pages.append(result.items.map(\.listing.id))
+                guard let next = result.nextCursor, pages.joined().count <= atMost else { return pages }
                 page = PageRequest(limit: limit, after: try PageCursor.decode(next, ordering: search.sort.rawValue))
             }
         }
@@ -248,6 +257,41 @@ struct SearchPropertyTests {
     /// The ids ``farMatchSearch`` finds among ``farMatchListings(writers:random:)``, nearest first.
     static func farMatches(among listings: [ClassListing]) -> [String] {
         listings.filter { $0.name == "피아노 레슨" }.map { (Haversine.distance(hotspots[0], $0.location!), $0.id) }.sorted { $0 < $1 }.map(\.1)
+    }
+
+    /// 1,500 open listings around Seoul's hotspot, one in 25 named `가게 구경` (a run of four syllables starting with ㄱ),
+    /// the others `가게 수리` (one such pair): `ㄱㄱㄱㄱ`'s index condition, the pair `ㄱㄱ`, holds all of them.
+    static func initialsRunListings(writers: [String], random: inout SeededRandom) -> [ClassListing] {
+        randomListings(count: 1_500, writers: writers, random: &random).enumerated().map { index, listing in
+            var listing = listing
+            (listing.name, listing.description, listing.status) = (index % 25 == 0 ? "가게 구경" : "가게 수리", "설명", .open)
+            listing.location = random.point(near: hotspots[0], spread: 0.1)
+            return listing
+        }
+    }
+
+    @Test("a run of initials almost nothing matches ends a page after its budget of candidates confirmed, by relevance and nearest first: pages come short, and walking their cursors gives brute force")
+    func confirmationBudget() async throws {
+        let fixture = try await Fixture(seed: 14) { writers, random in Self.initialsRunListings(writers: writers, random: &random) }
+        let matches = fixture.listings.filter { $0.name == "가게 구경" }
+        var byRelevance = ClassSearch(), nearestFirst = ClassSearch()
+        (byRelevance.keyword, byRelevance.sort) = (SearchTokenizer.query("ㄱㄱㄱㄱ"), .relevance)
+        (nearestFirst.keyword, nearestFirst.sort) = (SearchTokenizer.query("ㄱㄱㄱㄱ"), .distance)
+        nearestFirst.circle = .init(center: Self.hotspots[0], radius: 50_000)
+        let searches = [
+            (byRelevance, matches.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }.map(\.id)),
+            (nearestFirst, matches.map { (Haversine.distance(Self.hotspots[0], $0.location!), $0.id) }.sorted { $0 < $1 }.map(\.1)),
+        ]
+        for (search, expected) in searches {
+            #expect(expected.count == 60)
+            let whole = try await fixture.pages(search, viewerId: nil, limit: 20, fewHits: SQLClassSearch.fewHits, atMost: expected.count)
+            #expect(Array(whole.joined()) == expected, "\(search.sort)")
+            #expect(whole.dropLast().allSatisfy { $0.count == 20 }, "\(search.sort): \(whole.map(\.count))")
+            let budgeted = try await fixture.pages(search, viewerId: nil, limit: 20, fewHits: SQLClassSearch.fewHits, confirming: 200,
+                                                   atMost: expected.count)
+            #expect(Array(budgeted.joined()) == expected, "\(search.sort)")
+            #expect(budgeted.count > whole.count && budgeted.dropLast().contains { $0.count < 20 }, "\(search.sort): \(budgeted.map(\.count))")
+        }
     }
 
     /// 1,500 open listings around Seoul's hotspot: 200 `공업수학 과외`, 100 `업수 공업` (`공업` and `업수`, not in order)

@@ -109,9 +109,13 @@ public struct SQLClassRepository: ClassRepository {
     }
 
     /// ``search(_:viewerId:page:)`` with a walk reading at most `fewHits` keyword hits at once when it goes far
-    /// (``SQLClassSearch/fewHits``): tests set 0 so that a walk reads all its cells.
-    package func search(_ search: ClassSearch, viewerId: String?, page: PageRequest, fewHits: Int) async throws -> Page<ClassView> {
-        try await SQLClassSearch(search: search, page: page, viewerId: viewerId, dialect: database.dialect, fewHits: fewHits).run(on: database)
+    /// (``SQLClassSearch/fewHits``) and confirming at most `confirming` candidates a page
+    /// (``SQLClassSearch/confirmationBudget``): tests set 0 so that a walk reads all its cells, and few to end pages early.
+    package func search(
+        _ search: ClassSearch, viewerId: String?, page: PageRequest, fewHits: Int, confirming: Int = SQLClassSearch.confirmationBudget
+    ) async throws -> Page<ClassView> {
+        try await SQLClassSearch(search: search, page: page, viewerId: viewerId, dialect: database.dialect, fewHits: fewHits,
+                                 confirming: confirming).run(on: database)
     }
 
     public func upgradeKeywordIndex(batchSize: Int) async throws -> Int {

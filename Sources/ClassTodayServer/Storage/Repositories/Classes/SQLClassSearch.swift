@@ -37,16 +37,30 @@ package struct SQLClassSearch {
     /// The most keyword hits a nearest-first walk reads at once when it goes far (``keysFromHits(_:)``); 0 reads every
     /// cell with statements.
     let fewHits: Int
+    /// The most keyword candidates a page's walk confirms on their text before it ends the page where it stands
+    /// (``confirmationBudget``).
+    let confirming: Int
 
     /// The search `search` for the page `page` as `viewerId` sees it, in `dialect`'s SQL; tests set `fewHits` to 0 so
-    /// that a walk reads all its cells.
-    package init(search: ClassSearch, page: PageRequest, viewerId: String?, dialect: SQLDialect, fewHits: Int = Self.fewHits) {
+    /// that a walk reads all its cells, and `confirming` low to end pages early.
+    package init(
+        search: ClassSearch, page: PageRequest, viewerId: String?, dialect: SQLDialect, fewHits: Int = Self.fewHits,
+        confirming: Int = Self.confirmationBudget
+    ) {
         self.search = search
         self.page = page
         self.viewerId = viewerId
         self.dialect = dialect
         self.fewHits = fewHits
+        self.confirming = confirming
     }
+
+    /// The most keyword candidates a page's relevance walk, or its nearest-first walk over the listings' points, reads
+    /// to confirm on their text: past them, the page ends with the matches found so far, fewer than its limit or none,
+    /// and a cursor after the last candidate read, from which the next page goes on. A run of initial consonants almost
+    /// nothing matches (`ㅇㅇㅇㅇㅇㅇ`) asks the index for one common pair and confirmed every listing holding it: 19 s
+    /// for one page by relevance on a million, 4 s within 50 km.
+    package static let confirmationBudget = 20_000
 
     /// The backend's keyword index.
     private var index: any ClassSearchIndex { dialect.classIndex }
@@ -107,22 +121,23 @@ package struct SQLClassSearch {
     private var blockedWriters: Set<String> = []
 
     private func runScoped(_ db: any SQLExecutor) async throws -> Page<ClassView> {
-        let keys: [Key]
+        var keys: [Key]
+        var resumeAfter: Key?
         if search.sort == .distance, let circle = search.circle {
             if let found = try await nearestFirstInMemory(db, circle: circle) {
                 keys = found
             } else if let found = try await nearestFirstOverHits(db, circle: circle) {
-                keys = found
+                (keys, resumeAfter) = found
             } else {
                 try await index.prepareWalk(db)
                 keys = try await nearestFirst(db, circle: circle)
             }
         } else if search.sort == .relevance, let keyword = search.keyword {
-            keys = try await byRelevance(db, keyword: keyword)
+            (keys, resumeAfter) = try await byRelevance(db, keyword: keyword)
         } else {
             keys = try await self.keys(db, ranges: coveringRanges, limit: page.limit + 1)
         }
-        return try await views(for: keys, db)
+        return try await views(for: keys, resumingAfter: resumeAfter, db)
     }
 
     /// The geohash ranges covering the search's circle or box; nil without either.
@@ -258,13 +273,14 @@ package struct SQLClassSearch {
     /// their distance and leave out the listings of other statuses, types and hidden writers. A cell holding more than
     /// ``crowdedHitCell`` hits is split, but at the finest cell the index holds, which is read whole. No listing's row is
     /// read for the walk: the candidates of a keyword that needs confirming are confirmed on their text nearest first,
-    /// only once the walk has passed them (``settle(_:into:before:wanted:keyword:_:)``). As a statement returns rowids
+    /// only once the walk has passed them (``settle(_:into:before:wanted:keyword:_:_:)``). As a statement returns rowids
     /// alone, a cell of several hundred hits costs about what the keyword's intersection with the cell costs: cells
-    /// twice as crowded as the walk with statements reads are read whole, in fewer statements.
+    /// twice as crowded as the walk with statements reads are read whole, in fewer statements. Past ``confirming``
+    /// candidates confirmed, the page ends where the walk stands (the second key returned, after which it goes on).
     ///
     /// Nil when the points cannot answer: the search has filters they do not hold, its cursor is not one of their
     /// pages', its ``fewHits`` is 0 (the walk then reads every cell with statements), or the index reads no rowids.
-    private func nearestFirstOverHits(_ db: any SQLExecutor, circle: ClassSearch.Circle) async throws -> [Key]? {
+    private func nearestFirstOverHits(_ db: any SQLExecutor, circle: ClassSearch.Circle) async throws -> (keys: [Key], resumeAfter: Key?)? {
         guard let keyword = search.keyword, fewHits > 0, let points = try await pointsForFilters(db),
               let filter = try await pointFilter(points, circle: circle, db)
         else { return nil }
@@ -272,9 +288,13 @@ package struct SQLClassSearch {
         var walk = NearestCellWalk(center: circle.center, radius: circle.radius)
         var found: [PointKey] = []
         var pending: [Hit] = []
+        var confirmation = Confirmation()
         while let entry = walk.popNearest() {
-            try await settle(&pending, into: &found, before: entry.minimumDistance, wanted: wanted, keyword: keyword, db)
+            try await settle(&pending, into: &found, before: entry.minimumDistance, wanted: wanted, keyword: keyword, &confirmation, db)
             if found.count >= wanted { break }
+            if confirmation.count >= confirming, let last = confirmation.last {
+                return (found.map(Key.init(point:)), Key(point: last))
+            }
             let finest = entry.cell.precision >= ClassSearchDocument.cellPrecisions.upperBound
             let limit = finest ? Self.finestCellHits : Self.crowdedHitCell
             guard let rowids = try await index.hitRowids(of: keyword, in: entry.cell, limit: limit, db) else {
@@ -291,8 +311,16 @@ package struct SQLClassSearch {
             pending += place(rowids, in: points, cell: entry.cell, filter: filter)
             pending.sort { ($0.point.distance, $0.point.id) < ($1.point.distance, $1.point.id) }
         }
-        try await settle(&pending, into: &found, before: .infinity, wanted: wanted, keyword: keyword, db)
-        return found.map(Key.init(point:))
+        try await settle(&pending, into: &found, before: .infinity, wanted: wanted, keyword: keyword, &confirmation, db)
+        let resumeAfter = found.count < wanted && confirmation.count >= confirming ? confirmation.last.map(Key.init(point:)) : nil
+        return (found.map(Key.init(point:)), resumeAfter)
+    }
+
+    /// How far a walk has gone confirming a keyword's candidates on their text: how many it read, and the last of them
+    /// in the walk's order, after which a page ended early goes on (``confirming``).
+    private struct Confirmation {
+        var count = 0
+        var last: PointKey?
     }
 
     /// The most hits of a cell ``nearestFirstOverHits(_:circle:)`` reads rather than split it.
@@ -316,18 +344,23 @@ package struct SQLClassSearch {
 
     /// Moves into `found` the `pending` candidates (in order: by distance, then packed id) nearer than `distance` that
     /// match `keyword`, nearest first, until `found` holds `wanted`; the farther ones stay pending. A keyword that needs
-    /// confirming reads the candidates' text in batches (each twice the last) and leaves out those whose text does not
-    /// match; the others' candidates are all matches. Every candidate a later cell adds is at least `distance` away, so
-    /// `found` stays in order.
+    /// confirming reads the candidates' text in batches (each twice the last), counted in `confirmation`, until it has
+    /// read ``confirming`` of them, and leaves out those whose text does not match; the others' candidates are all
+    /// matches. Every candidate a later cell adds is at least `distance` away, so `found` stays in order.
     private func settle(
-        _ pending: inout [Hit], into found: inout [PointKey], before distance: Double, wanted: Int, keyword: SearchQuery, _ db: any SQLExecutor
+        _ pending: inout [Hit], into found: inout [PointKey], before distance: Double, wanted: Int, keyword: SearchQuery,
+        _ confirmation: inout Confirmation, _ db: any SQLExecutor
     ) async throws {
         guard found.count < wanted else { return }
         let nearer = pending.prefix { $0.point.distance < distance }.count
         var (next, batch) = (0, Self.verificationBatch)
-        while found.count < wanted, next < nearer {
+        while found.count < wanted, next < nearer, confirmation.count < confirming {
             let slice = pending[next..<(keyword.needsVerification ? min(next + batch, nearer) : nearer)]
-            let matches = keyword.needsVerification ? try await matching(slice.map(\.rowid), keyword: keyword, db) : nil
+            var matches: Set<Int64>?
+            if keyword.needsVerification {
+                matches = try await matching(slice.map(\.rowid), keyword: keyword, db)
+                (confirmation.count, confirmation.last) = (confirmation.count + slice.count, slice.last?.point)
+            }
             for hit in slice where found.count < wanted && matches?.contains(hit.rowid) ?? true {
                 found.append(hit.point)
             }
@@ -607,19 +640,23 @@ package struct SQLClassSearch {
     }
 
     /// The page of listings for the keys (fetched with `limit + 1`: the extra key only says there is more).
-    private func views(for keys: [Key], _ db: any SQLExecutor) async throws -> Page<ClassView> {
-        page(of: keys, views: try await ClassViewQuery.views(ids: keys.prefix(page.limit).map(\.id), viewerId: viewerId, db))
+    /// The page of `keys`, as ``page(of:views:resumingAfter:)`` makes it.
+    private func views(for keys: [Key], resumingAfter resumeAfter: Key? = nil, _ db: any SQLExecutor) async throws -> Page<ClassView> {
+        page(of: keys, views: try await ClassViewQuery.views(ids: keys.prefix(page.limit).map(\.id), viewerId: viewerId, db),
+             resumingAfter: resumeAfter)
     }
 
-    /// The page of `keys` (fetched with `limit + 1`), each with its listing among `fetched` (those missing left out).
-    private func page(of keys: [Key], views fetched: [ClassView]) -> Page<ClassView> {
+    /// The page of `keys` (fetched with `limit + 1`), each with its listing among `fetched` (those missing left out). Its
+    /// cursor follows the last of them when there is one more; otherwise it follows `resumeAfter`, where a walk that
+    /// ended the page early stood, if any.
+    private func page(of keys: [Key], views fetched: [ClassView], resumingAfter resumeAfter: Key? = nil) -> Page<ClassView> {
         let visible = Array(keys.prefix(page.limit))
         let byId = Dictionary(fetched.map { ($0.listing.id, $0) }, uniquingKeysWith: { first, _ in first })
         let items = visible.compactMap { key in
             byId[key.id].map { ClassView(listing: $0.listing, writer: $0.writer, isFavorite: $0.isFavorite, distance: key.distance) }
         }
-        let next = keys.count > page.limit ? visible.last.map { PageCursor(ordering: ordering, values: $0.values + [.string($0.id)]).encoded } : nil
-        return Page(items: items, nextCursor: next)
+        let after = keys.count > page.limit ? visible.last : resumeAfter
+        return Page(items: items, nextCursor: after.map { PageCursor(ordering: ordering, values: $0.values + [.string($0.id)]).encoded })
     }
 
     /// Up to `limit` keys of the candidates in `ranges` (all listings when nil) that satisfy everything, after the
@@ -669,11 +706,15 @@ package struct SQLClassSearch {
 
     /// The keys of a relevance page: the name tier's hits, then the description tier's, each newest first, after the
     /// cursor, read in batches until the page is full.
-    private func byRelevance(_ db: any SQLExecutor, keyword: SearchQuery) async throws -> [Key] {
-        guard let area = areaConditions(ranges: coveringRanges) else { return [] }
+    /// The keys of a relevance page, and where the walk stood when it ended the page early: past ``confirming``
+    /// candidates read to confirm, with fewer keys than the page wants. Batches of candidates to confirm double while
+    /// they find too few, up to ``largestVerificationBatch``.
+    private func byRelevance(_ db: any SQLExecutor, keyword: SearchQuery) async throws -> (keys: [Key], resumeAfter: Key?) {
+        guard let area = areaConditions(ranges: coveringRanges) else { return ([], nil) }
         let wanted = page.limit + 1
         let start = relevanceStart
         var keys: [Key] = []
+        var (confirmed, batch) = (0, Self.verificationBatch)
         for tier in SearchQuery.RelevanceTier.allCases where tier >= start.tier {
             var position = tier == start.tier ? start.position : nil
             // The description tier leaves out the name tier's hits in Swift, so it reads in larger batches.
@@ -682,18 +723,26 @@ package struct SQLClassSearch {
                 let missing = wanted - keys.count
                 let hits = try await index.newest(keyword, nameOnly: tier == .name, district: search.keywordLocation,
                                                   columns: relevanceColumns(area, tier: tier, keyword: keyword), conditions: filterConditions + area.all,
-                                                  after: position, limit: filtersHere ? max(missing, Self.verificationBatch) : missing, enough: missing, db)
+                                                  after: position, limit: filtersHere ? max(missing, batch) : missing, enough: missing, db)
                 let fetched = try hits.rows.map { try Key(row: $0, sort: .relevance, tier: tier) }
+                let found = keys.count
                 keys += fetched.filter { key in
                     !(key.writerId.map(blockedWriters.contains) ?? false) && Self.belongs(key, to: tier, keyword: keyword)
                 }
                 guard hits.mayContinue, let last = fetched.last else { break }
                 position = RecencyPosition(createdAt: last.createdAt, id: last.id)
+                guard keyword.needsVerification else { continue }
+                confirmed += fetched.count
+                if keys.count < wanted, confirmed >= confirming { return (keys, last) }
+                if 4 * (keys.count - found) < fetched.count { batch = min(2 * batch, Self.largestVerificationBatch) }
             }
             if keys.count >= wanted { break }
         }
-        return Array(keys.prefix(wanted))
+        return (Array(keys.prefix(wanted)), nil)
     }
+
+    /// The most candidates a relevance walk reads in one statement to confirm them.
+    private static let largestVerificationBatch = 2_048
 
     /// Whether a candidate the index found for `tier` is a match of that tier: the name tier's candidates (their
     /// name's tokens hold the keyword's) must match by name alone; the description tier's must match, and not by
