@@ -68,6 +68,22 @@ public enum GeohashCover {
         return max(0, exact - (1e-3 + exact * 1e-12))
     }
 
+    /// An upper bound on the great-circle distance in meters from `point` to any point of `box`: the farthest of its
+    /// corners, widened by about a millimetre, when the box's longitudes lie within 90° of the point's; infinity
+    /// otherwise, and for non-finite input. There, along a parallel the distance grows with the longitude difference,
+    /// and along a meridian it grows away from its nearest point (its farthest lies beyond a pole), so the farthest
+    /// point of each edge is a corner; inside the box the distance has no maximum, which only the point's antipode is.
+    public static func maximumDistance(from point: GeoPoint, to box: GeoBoundingBox) -> Double {
+        guard point.lat.isFinite, point.lon.isFinite, box.minLat.isFinite, box.maxLat.isFinite, box.minLon.isFinite, box.maxLon.isFinite
+        else { return .infinity }
+        let west = GeoPoint.wrappedLongitude(box.minLon - point.lon), east = GeoPoint.wrappedLongitude(box.maxLon - point.lon)
+        // Both edges within 90°, and the longitudes between them not the long way round through the opposite meridian.
+        guard abs(west) < 90, abs(east) < 90, !box.contains(GeoPoint(lat: box.minLat, lon: point.lon + 180)) else { return .infinity }
+        let corners = [(box.minLat, box.minLon), (box.minLat, box.maxLon), (box.maxLat, box.minLon), (box.maxLat, box.maxLon)]
+        let farthest = corners.map { Haversine.distance(point, GeoPoint(lat: $0.0, lon: $0.1)) }.max() ?? 0
+        return farthest + 1e-3 + farthest * 1e-12
+    }
+
     // MARK: - Internals
 
     /// A cover: its cell precision and its spans.

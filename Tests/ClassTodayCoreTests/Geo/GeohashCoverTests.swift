@@ -148,6 +148,40 @@ struct GeohashCoverTests {
         #expect(north.precision < equator.precision)
     }
 
+    @Test("maximumDistance bounds every point of the box (grid brute force) and is its farthest corner, or is infinite when the box reaches 90° of longitude from the point")
+    func maximumDistanceProperty() {
+        var random = SeededRandom(seed: 6)
+        var bounded = 0
+        for index in 0..<300 {
+            let height = exp(Double.random(in: log(1e-4)...log(60.0), using: &random))
+            let width = exp(Double.random(in: log(1e-4)...log(200.0), using: &random))
+            let minLat = index % 8 == 0 ? 90 - height : Double.random(in: -90...(90 - height), using: &random)
+            let minLon = Double.random(in: -180..<180, using: &random)
+            let box = GeoBoundingBox(minLat: minLat, maxLat: minLat + height, minLon: minLon, maxLon: GeoTestSampling.wrapped(minLon + width))
+            let center = GeoPoint(lat: box.minLat + height / 2, lon: GeoTestSampling.wrapped(minLon + width / 2))
+            let point = index % 2 == 0
+                ? GeoTestSampling.randomPoint(near: center, radiusMeters: Double.random(in: 1...3_000_000, using: &random), using: &random)
+                : GeoPoint(lat: Double.random(in: -90...90, using: &random), lon: Double.random(in: -180..<180, using: &random))
+            let bound = GeohashCover.maximumDistance(from: point, to: box)
+            let opposite = GeoPoint(lat: box.minLat, lon: GeoTestSampling.wrapped(point.lon + 180))
+            let within90 = [box.minLon, box.maxLon].allSatisfy { abs(GeoTestSampling.wrapped($0 - point.lon)) < 90 }
+            #expect(bound.isInfinite == (!within90 || box.contains(opposite)), "box \(box), point \(point)")
+            guard bound.isFinite else { continue }
+            bounded += 1
+            let steps = 60
+            let grid = (0...steps).flatMap { row in
+                (0...steps).map { column in
+                    GeoPoint(lat: box.minLat + Double(row) / Double(steps) * height,
+                             lon: GeoTestSampling.wrapped(minLon + Double(column) / Double(steps) * width))
+                }
+            }
+            let sampledMaximum = grid.map { Haversine.distance(point, $0) }.max() ?? 0
+            #expect(sampledMaximum <= bound, "box \(box), point \(point): \(sampledMaximum) > \(bound)")
+            #expect(bound - sampledMaximum < 0.01, "the farthest corner is on the grid")
+        }
+        #expect(bounded > 100)
+    }
+
     /// Checks that minimumDistance is an exact lower bound (boundary brute force).
     @Test("minimumDistance is an exact lower bound (boundary brute force)")
     func minimumDistanceProperty() {

@@ -295,6 +295,10 @@ package struct SQLClassSearch {
             if confirmation.count >= confirming, let last = confirmation.last {
                 return (found.map(Key.init(point:)), Key(point: last))
             }
+            // A cell every point of which comes before the page's cursor holds nothing for the page.
+            if let after = filter.after, GeohashCover.maximumDistance(from: circle.center, to: entry.cell.bounds) < after.distance {
+                continue
+            }
             let finest = entry.cell.precision >= ClassSearchDocument.cellPrecisions.upperBound
             let limit = finest ? Self.finestCellHits : Self.crowdedHitCell
             guard let rowids = try await index.hitRowids(of: keyword, in: entry.cell, limit: limit, db) else {
