@@ -148,20 +148,30 @@ struct GeohashCoverTests {
         #expect(north.precision < equator.precision)
     }
 
+    /// A random box of 0.0001° to 60° by 200° (one in eight touching the north pole, some crossing the antimeridian), with
+    /// its height and width, and a point near it (up to 3,000 km from its centre) or anywhere, for the `index`th case.
+    static func randomBoxAndPoint(
+        _ index: Int, using random: inout SeededRandom
+    ) -> (box: GeoBoundingBox, point: GeoPoint, height: Double, width: Double) {
+        let height = exp(Double.random(in: log(1e-4)...log(60.0), using: &random))
+        let width = exp(Double.random(in: log(1e-4)...log(200.0), using: &random))
+        let minLat = index % 8 == 0 ? 90 - height : Double.random(in: -90...(90 - height), using: &random)
+        let minLon = Double.random(in: -180..<180, using: &random)
+        let box = GeoBoundingBox(minLat: minLat, maxLat: minLat + height, minLon: minLon, maxLon: GeoTestSampling.wrapped(minLon + width))
+        let center = GeoPoint(lat: box.minLat + height / 2, lon: GeoTestSampling.wrapped(minLon + width / 2))
+        let point = index % 2 == 0
+            ? GeoTestSampling.randomPoint(near: center, radiusMeters: Double.random(in: 1...3_000_000, using: &random), using: &random)
+            : GeoPoint(lat: Double.random(in: -90...90, using: &random), lon: Double.random(in: -180..<180, using: &random))
+        return (box, point, height, width)
+    }
+
     @Test("maximumDistance bounds every point of the box (grid brute force) and is its farthest corner, or is infinite when the box reaches 90° of longitude from the point")
     func maximumDistanceProperty() {
         var random = SeededRandom(seed: 6)
         var bounded = 0
         for index in 0..<300 {
-            let height = exp(Double.random(in: log(1e-4)...log(60.0), using: &random))
-            let width = exp(Double.random(in: log(1e-4)...log(200.0), using: &random))
-            let minLat = index % 8 == 0 ? 90 - height : Double.random(in: -90...(90 - height), using: &random)
-            let minLon = Double.random(in: -180..<180, using: &random)
-            let box = GeoBoundingBox(minLat: minLat, maxLat: minLat + height, minLon: minLon, maxLon: GeoTestSampling.wrapped(minLon + width))
-            let center = GeoPoint(lat: box.minLat + height / 2, lon: GeoTestSampling.wrapped(minLon + width / 2))
-            let point = index % 2 == 0
-                ? GeoTestSampling.randomPoint(near: center, radiusMeters: Double.random(in: 1...3_000_000, using: &random), using: &random)
-                : GeoPoint(lat: Double.random(in: -90...90, using: &random), lon: Double.random(in: -180..<180, using: &random))
+            let (box, point, height, width) = Self.randomBoxAndPoint(index, using: &random)
+            let minLon = box.minLon
             let bound = GeohashCover.maximumDistance(from: point, to: box)
             let opposite = GeoPoint(lat: box.minLat, lon: GeoTestSampling.wrapped(point.lon + 180))
             let within90 = [box.minLon, box.maxLon].allSatisfy { abs(GeoTestSampling.wrapped($0 - point.lon)) < 90 }
@@ -187,16 +197,8 @@ struct GeohashCoverTests {
     func minimumDistanceProperty() {
         var random = SeededRandom(seed: 5)
         for index in 0..<400 {
-            let height = exp(Double.random(in: log(1e-4)...log(60.0), using: &random))
-            let width = exp(Double.random(in: log(1e-4)...log(200.0), using: &random))
-            let minLat = index % 8 == 0 ? 90 - height : Double.random(in: -90...(90 - height), using: &random)
-            let minLon = Double.random(in: -180..<180, using: &random)
-            let box = GeoBoundingBox(minLat: minLat, maxLat: minLat + height,
-                                     minLon: minLon, maxLon: GeoTestSampling.wrapped(minLon + width))
-            let center = GeoPoint(lat: box.minLat + height / 2, lon: GeoTestSampling.wrapped(minLon + width / 2))
-            let point = index % 2 == 0
-                ? GeoTestSampling.randomPoint(near: center, radiusMeters: Double.random(in: 1...3_000_000, using: &random), using: &random)
-                : GeoPoint(lat: Double.random(in: -90...90, using: &random), lon: Double.random(in: -180..<180, using: &random))
+            let (box, point, height, width) = Self.randomBoxAndPoint(index, using: &random)
+            let minLon = box.minLon
             let bound = GeohashCover.minimumDistance(from: point, to: box)
             if box.contains(point) {
                 #expect(bound == 0)
