@@ -173,10 +173,7 @@ enum ChatLog {
     /// joined by key, whose row count the planner should know.
     private static func values(_ rows: [[SQLValue]]) -> SQLStatement {
         var statement: SQLStatement = "VALUES "
-        for (index, row) in rows.enumerated() {
-            if index > 0 { statement.append(raw: ", ") }
-            statement.append(tuple(row))
-        }
+        statement.append(rows.map(tuple).joined(with: ", "))
         return statement
     }
 }

@@ -291,10 +291,7 @@ package struct SQLClassSearch {
         var confirmation = Confirmation()
         while let entry = walk.popNearest() {
             try await settle(&pending, into: &found, before: entry.minimumDistance, wanted: wanted, keyword: keyword, &confirmation, db)
-            if found.count >= wanted { break }
-            if confirmation.count >= confirming, let last = confirmation.last {
-                return (found.map(Key.init(point:)), Key(point: last))
-            }
+            if found.count >= wanted || confirmation.count >= confirming { break }
             // A cell every point of which comes before the page's cursor holds nothing for the page.
             if let after = filter.after, GeohashCover.maximumDistance(from: circle.center, to: entry.cell.bounds) < after.distance {
                 continue
@@ -315,6 +312,7 @@ package struct SQLClassSearch {
             pending += place(rowids, in: points, cell: entry.cell, filter: filter)
             pending.sort { ($0.point.distance, $0.point.id) < ($1.point.distance, $1.point.id) }
         }
+        // Past the budget, this confirms nothing more: the page ends where the walk stands.
         try await settle(&pending, into: &found, before: .infinity, wanted: wanted, keyword: keyword, &confirmation, db)
         let resumeAfter = found.count < wanted && confirmation.count >= confirming ? confirmation.last.map(Key.init(point:)) : nil
         return (found.map(Key.init(point:)), resumeAfter)
@@ -643,8 +641,8 @@ package struct SQLClassSearch {
         !(key.writerId.map(blockedWriters.contains) ?? false) && keyword.map { $0.matches(key.text ?? "") } ?? true
     }
 
-    /// The page of listings for the keys (fetched with `limit + 1`: the extra key only says there is more).
-    /// The page of `keys`, as ``page(of:views:resumingAfter:)`` makes it.
+    /// The page of listings for the keys (fetched with `limit + 1`: the extra key only says there is more), as
+    /// ``page(of:views:resumingAfter:)`` makes it.
     private func views(for keys: [Key], resumingAfter resumeAfter: Key? = nil, _ db: any SQLExecutor) async throws -> Page<ClassView> {
         page(of: keys, views: try await ClassViewQuery.views(ids: keys.prefix(page.limit).map(\.id), viewerId: viewerId, db),
              resumingAfter: resumeAfter)
@@ -709,10 +707,9 @@ package struct SQLClassSearch {
     }
 
     /// The keys of a relevance page: the name tier's hits, then the description tier's, each newest first, after the
-    /// cursor, read in batches until the page is full.
-    /// The keys of a relevance page, and where the walk stood when it ended the page early: past ``confirming``
-    /// candidates read to confirm, with fewer keys than the page wants. Batches of candidates to confirm double while
-    /// they find too few, up to ``largestVerificationBatch``.
+    /// cursor, read in batches until the page is full; and where the walk stood when it ended the page early, past
+    /// ``confirming`` candidates read to confirm, with fewer keys than the page wants. Batches of candidates to confirm
+    /// double while they find too few, up to ``largestVerificationBatch``.
     private func byRelevance(_ db: any SQLExecutor, keyword: SearchQuery) async throws -> (keys: [Key], resumeAfter: Key?) {
         guard let area = areaConditions(ranges: coveringRanges) else { return ([], nil) }
         let wanted = page.limit + 1
