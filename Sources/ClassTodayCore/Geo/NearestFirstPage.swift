@@ -53,6 +53,11 @@ public struct NearestFirstPage<Item, ID: Comparable> {
         return settled.count >= wanted
     }
 
+    /// The items settled so far, in order: the page of a walk that ends before the page is complete, whose pending
+    /// items, farther than the last settle's distance, a later page reads again.
+    @inlinable
+    public var settledItems: [Item] { Array(settled.prefix(wanted)) }
+
     /// Adds the items read from a cell.
     @inlinable
     public mutating func add(_ items: [Item]) {

@@ -85,11 +85,13 @@ struct PostgresSearchTests {
         return search
     }
 
-    /// Every page of `search`, `limit` at a time; with `fewHits` 0, a keyword's nearest-first walk reads all its cells.
+    /// Every page of `search`, `limit` at a time, confirming or examining at most `confirming` candidates a page; with
+    /// `fewHits` 0, a keyword's nearest-first walk reads all its cells.
     static func allPages(
-        _ search: ClassSearch, limit: Int, _ repository: SQLClassRepository, fewHits: Int = SQLClassSearch.fewHits
+        _ search: ClassSearch, limit: Int, _ repository: SQLClassRepository, fewHits: Int = SQLClassSearch.fewHits,
+        confirming: Int = SQLClassSearch.confirmationBudget
     ) async throws -> [ClassView] {
-        try await pages(search, limit: limit, repository, fewHits: fewHits).flatMap { $0 }
+        try await pages(search, limit: limit, repository, fewHits: fewHits, confirming: confirming).flatMap { $0 }
     }
 
     /// Each page of `search`, `limit` at a time, confirming at most `confirming` keyword candidates a page.
@@ -108,7 +110,7 @@ struct PostgresSearchTests {
         return pages
     }
 
-    @Test("random circles, boxes, keywords and filters return exactly the brute-force set, each once, in order")
+    @Test("random circles, boxes, keywords and filters return exactly the brute-force set, each once, in order, also when their pages end after a small budget of candidates")
     func searchAgainstBruteForce() async throws {
         try await Self.detailingErrors(searchProperty)
     }
@@ -151,8 +153,9 @@ struct PostgresSearchTests {
             let search = Self.randomSearch(&random)
             let limit = [5, 20, 100].randomElement(using: &random)!
             // A third of the rounds walk every cell, as the fixture's keyword hits are all few; a third find more than 8
-            // and walk on.
-            let views = try await Self.allPages(search, limit: limit, repository, fewHits: [SQLClassSearch.fewHits, 0, 8][round % 3])
+            // and walk on. A fifth end their pages after a few candidates.
+            let views = try await Self.allPages(search, limit: limit, repository, fewHits: [SQLClassSearch.fewHits, 0, 8][round % 3],
+                                                confirming: round % 5 == 4 ? [1, 40, 400][round / 5 % 3] : SQLClassSearch.confirmationBudget)
             let expected = Set(live.filter { listing in
                 search.matchesFilters(listing)
                     && (search.keyword.map { $0.matches(listing.name + "\n" + listing.description) } ?? true)
@@ -267,12 +270,15 @@ struct PostgresSearchTests {
         }
     }
 
-    @Test("a keyword's token over four times as common as the rarest beside it is counted from the statistics of classes.search and left out, and its pages equal brute force")
+    @Test("a keyword's token over four times as common as the rarest beside it is counted from the statistics of classes.search and left out, and its pages equal brute force; the statistics say whether its hits may be few")
     func commonTokenLeftOut() async throws {
+        // Without statistics, nothing is counted. (A table holding listings may be analyzed by autovacuum at any time.)
+        let empty = try await Self.openStore()
+        defer { empty.close() }
+        let unanalyzed = try await empty.database.read { db in try await TSVectorClassIndex().counts(of: ["수학"], upTo: 65_536, db) }
+        #expect(unanalyzed.isEmpty, "no statistics of a table never analyzed")
         let (store, repository, listings) = try await Self.storeHolding(writers: 5, seed: 13, SearchPropertyTests.commonTokenListings)
         defer { store.close() }
-        let unanalyzed = try await store.database.read { db in try await TSVectorClassIndex().counts(of: ["수학"], upTo: 65_536, db) }
-        #expect(unanalyzed.isEmpty, "no statistics before ANALYZE")
         try await store.database.execute("ANALYZE classes")
         let counts = try await store.database.read { db in
             try await TSVectorClassIndex().counts(of: ["공업", "업수", "수학", "없는"], upTo: 1_000, db)
@@ -281,6 +287,15 @@ struct PostgresSearchTests {
         // least share kept.
         #expect(counts["공업"] == 300 && counts["업수"] == 300 && counts["수학"] == 1_000, "\(counts)")
         #expect(try #require(counts["없는"]) <= 300, "\(counts)")
+        // The statistics tell a walk whether reading all of a keyword's hits at once is worth a try.
+        let mayHoldFewHits = try await store.database.read { db in
+            var answers: [Bool] = []
+            for (word, limit) in [("수학", 1_000), ("수학", 2_000), ("공업", 1_000), ("공업", 100)] {
+                answers.append(try await TSVectorClassIndex().mayHoldFewHits(of: try #require(SearchTokenizer.query(word)), atMost: limit, db))
+            }
+            return answers
+        }
+        #expect(mayHoldFewHits == [false, true, true, false], "1,400 listings hold 수학, 300 공업")
         for (search, expected) in SearchPropertyTests.commonTokenSearches(among: listings) {
             for fewHits in [SQLClassSearch.fewHits, 0, 8] {
                 let views = try await Self.allPages(search, limit: 20, repository, fewHits: fewHits)
@@ -289,18 +304,26 @@ struct PostgresSearchTests {
         }
     }
 
-    @Test("a run of initials almost nothing matches ends a relevance page after its budget of candidates confirmed: pages come short, and walking their cursors gives brute force")
+    @Test("a run of initials almost nothing matches ends a page after its budget of candidates confirmed or examined, by relevance and nearest first: pages come short, and walking their cursors gives brute force")
     func confirmationBudget() async throws {
         let (store, repository, listings) = try await Self.storeHolding(writers: 5, seed: 14, SearchPropertyTests.initialsRunListings)
         defer { store.close() }
-        var search = ClassSearch()
-        (search.keyword, search.sort) = (SearchTokenizer.query("ㄱㄱㄱㄱ"), .relevance)
-        let expected = listings.filter { $0.name == "가게 구경" }.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }.map(\.id)
-        let whole = try await Self.pages(search, limit: 20, repository)
-        #expect(whole.flatMap { $0 }.map(\.listing.id) == expected)
-        let budgeted = try await Self.pages(search, limit: 20, repository, confirming: 200)
-        #expect(budgeted.flatMap { $0 }.map(\.listing.id) == expected)
-        #expect(budgeted.count > whole.count && budgeted.dropLast().contains { $0.count < 20 }, "\(budgeted.map(\.count))")
+        let matches = listings.filter { $0.name == "가게 구경" }
+        var byRelevance = ClassSearch(), nearestFirst = ClassSearch()
+        (byRelevance.keyword, byRelevance.sort) = (SearchTokenizer.query("ㄱㄱㄱㄱ"), .relevance)
+        (nearestFirst.keyword, nearestFirst.sort) = (SearchTokenizer.query("ㄱㄱㄱㄱ"), .distance)
+        nearestFirst.circle = .init(center: SearchPropertyTests.hotspots[0], radius: 50_000)
+        let searches = [
+            (byRelevance, matches.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }.map(\.id)),
+            (nearestFirst, matches.map { (Haversine.distance(SearchPropertyTests.hotspots[0], $0.location!), $0.id) }.sorted { $0 < $1 }.map(\.1)),
+        ]
+        for (search, expected) in searches {
+            let whole = try await Self.pages(search, limit: 20, repository)
+            #expect(whole.flatMap { $0 }.map(\.listing.id) == expected, "\(search.sort)")
+            let budgeted = try await Self.pages(search, limit: 20, repository, confirming: 200)
+            #expect(budgeted.flatMap { $0 }.map(\.listing.id) == expected, "\(search.sort)")
+            #expect(budgeted.count > whole.count && budgeted.dropLast().contains { $0.count < 20 }, "\(search.sort): \(budgeted.map(\.count))")
+        }
     }
 
     @Test("a typo-tolerant word whose unmatched candidates crowd the centre and whose matches lie far gives its pages in order, read at once, walked, or walked after the read finds more than 8")

@@ -259,38 +259,44 @@ struct SearchPropertyTests {
         listings.filter { $0.name == "피아노 레슨" }.map { (Haversine.distance(hotspots[0], $0.location!), $0.id) }.sorted { $0 < $1 }.map(\.1)
     }
 
-    /// 1,500 open listings around Seoul's hotspot, one in 25 named `가게 구경` (a run of four syllables starting with ㄱ),
-    /// the others `가게 수리` (one such pair): `ㄱㄱㄱㄱ`'s index condition, the pair `ㄱㄱ`, holds all of them.
+    /// 1,500 open listings around Seoul's hotspot, one in 25 named `가게 구경` (a run of four syllables starting with ㄱ)
+    /// and in the district `가게동`, the others `가게 수리` (one such pair) elsewhere: `ㄱㄱㄱㄱ`'s index condition, the
+    /// pair `ㄱㄱ`, holds all of them, and the district few.
     static func initialsRunListings(writers: [String], random: inout SeededRandom) -> [ClassListing] {
         randomListings(count: 1_500, writers: writers, random: &random).enumerated().map { index, listing in
             var listing = listing
-            (listing.name, listing.description, listing.status) = (index % 25 == 0 ? "가게 구경" : "가게 수리", "설명", .open)
+            let isMatch = index % 25 == 0
+            (listing.name, listing.description, listing.status) = (isMatch ? "가게 구경" : "가게 수리", "설명", .open)
+            listing.keywordLocation = isMatch ? "가게동" : "다른동"
             listing.location = random.point(near: hotspots[0], spread: 0.1)
             return listing
         }
     }
 
-    @Test("a run of initials almost nothing matches ends a page after its budget of candidates confirmed, by relevance and nearest first: pages come short, and walking their cursors gives brute force")
+    @Test("a run of initials almost nothing matches, or a district a circle barely holds, ends a page after its budget of candidates confirmed or examined, by relevance and nearest first, over the points and with statements: pages come short, and walking their cursors gives brute force")
     func confirmationBudget() async throws {
         let fixture = try await Fixture(seed: 14) { writers, random in Self.initialsRunListings(writers: writers, random: &random) }
         let matches = fixture.listings.filter { $0.name == "가게 구경" }
-        var byRelevance = ClassSearch(), nearestFirst = ClassSearch()
+        let circle = ClassSearch.Circle(center: Self.hotspots[0], radius: 50_000)
+        var byRelevance = ClassSearch(), nearestFirst = ClassSearch(), inDistrict = ClassSearch()
         (byRelevance.keyword, byRelevance.sort) = (SearchTokenizer.query("ㄱㄱㄱㄱ"), .relevance)
-        (nearestFirst.keyword, nearestFirst.sort) = (SearchTokenizer.query("ㄱㄱㄱㄱ"), .distance)
-        nearestFirst.circle = .init(center: Self.hotspots[0], radius: 50_000)
+        (nearestFirst.keyword, nearestFirst.sort, nearestFirst.circle) = (SearchTokenizer.query("ㄱㄱㄱㄱ"), .distance, circle)
+        (inDistrict.keywordLocation, inDistrict.sort, inDistrict.circle) = ("가게동", .distance, circle)
+        let newestFirst = matches.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }.map(\.id)
+        let nearest = matches.map { (Haversine.distance(Self.hotspots[0], $0.location!), $0.id) }.sorted { $0 < $1 }.map(\.1)
+        // With `fewHits` 0 a keyword's circle is walked with statements, as a district's always is.
         let searches = [
-            (byRelevance, matches.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }.map(\.id)),
-            (nearestFirst, matches.map { (Haversine.distance(Self.hotspots[0], $0.location!), $0.id) }.sorted { $0 < $1 }.map(\.1)),
+            ("relevance", byRelevance, newestFirst, SQLClassSearch.fewHits), ("over the points", nearestFirst, nearest, SQLClassSearch.fewHits),
+            ("with statements", nearestFirst, nearest, 0), ("district", inDistrict, nearest, SQLClassSearch.fewHits),
         ]
-        for (search, expected) in searches {
+        for (label, search, expected, fewHits) in searches {
             #expect(expected.count == 60)
-            let whole = try await fixture.pages(search, viewerId: nil, limit: 20, fewHits: SQLClassSearch.fewHits, atMost: expected.count)
-            #expect(Array(whole.joined()) == expected, "\(search.sort)")
-            #expect(whole.dropLast().allSatisfy { $0.count == 20 }, "\(search.sort): \(whole.map(\.count))")
-            let budgeted = try await fixture.pages(search, viewerId: nil, limit: 20, fewHits: SQLClassSearch.fewHits, confirming: 200,
-                                                   atMost: expected.count)
-            #expect(Array(budgeted.joined()) == expected, "\(search.sort)")
-            #expect(budgeted.count > whole.count && budgeted.dropLast().contains { $0.count < 20 }, "\(search.sort): \(budgeted.map(\.count))")
+            let whole = try await fixture.pages(search, viewerId: nil, limit: 20, fewHits: fewHits, atMost: expected.count)
+            #expect(Array(whole.joined()) == expected, "\(label)")
+            #expect(whole.dropLast().allSatisfy { $0.count == 20 }, "\(label): \(whole.map(\.count))")
+            let budgeted = try await fixture.pages(search, viewerId: nil, limit: 20, fewHits: fewHits, confirming: 200, atMost: expected.count)
+            #expect(Array(budgeted.joined()) == expected, "\(label)")
+            #expect(budgeted.count > whole.count && budgeted.dropLast().contains { $0.count < 20 }, "\(label): \(budgeted.map(\.count))")
         }
     }
 
@@ -340,7 +346,7 @@ struct SearchPropertyTests {
         #expect(kept == ["공업": 300, "업수": 300, "수학": 1_400], "the search counted its tokens once and kept them")
     }
 
-    @Test("random circles, boxes, keywords and filters, anonymous or by a viewer with blocks both ways, return exactly the brute-force set, each once, in order")
+    @Test("random circles, boxes, keywords and filters, anonymous or by a viewer with blocks both ways, return exactly the brute-force set, each once, in order; so do those ending their pages after a small budget of candidates, each page walked another way than the last")
     func againstBruteForce() async throws {
         let fixture = try await Fixture(seed: 20261122, count: 2500)
         var random = SeededRandom(seed: 7)
@@ -349,17 +355,22 @@ struct SearchPropertyTests {
             let search = Self.randomSearch(&random)
             let limit = [5, 20, 100].randomElement(using: &random)!
             let viewerId = Bool.random(using: &random) ? fixture.viewer : nil
-            // A third of the rounds walk a keyword's circle with statements; the others read each cell's hits as rowids
-            // when the listings' points can answer, and else read the hits at once when few (8 at most with 8).
-            let fewHits = [SQLClassSearch.fewHits, 0, 8][round % 3]
+            // A quarter of the rounds end their pages after a few candidates, and continue each page's cursor with
+            // the other walk of a circle: over the points, then with statements.
+            let budget = round % 4 == 3 ? [1, 40, 400][round / 4 % 3] : nil
             var views: [ClassView] = []
             var page = PageRequest(limit: limit)
             var pages = 0
             while true {
-                let result = try await fixture.repository.search(search, viewerId: viewerId, page: page, fewHits: fewHits)
+                // A third of the rounds walk a keyword's circle with statements; the others read each cell's hits as
+                // rowids when the listings' points can answer, and else read the hits at once when few (8 at most
+                // with 8).
+                let fewHits = budget == nil ? [SQLClassSearch.fewHits, 0, 8][round % 3] : [SQLClassSearch.fewHits, 0][pages % 2]
+                let result = try await fixture.repository.search(search, viewerId: viewerId, page: page, fewHits: fewHits,
+                                                                 confirming: budget ?? SQLClassSearch.confirmationBudget)
                 views += result.items
                 pages += 1
-                #expect(result.nextCursor == nil || result.items.count == limit, "round \(round): a short page before the last")
+                #expect(budget != nil || result.nextCursor == nil || result.items.count == limit, "round \(round): a short page before the last")
                 guard let next = result.nextCursor, pages < 3000 else { break }
                 page = PageRequest(limit: limit, after: try PageCursor.decode(next, ordering: search.sort.rawValue))
             }

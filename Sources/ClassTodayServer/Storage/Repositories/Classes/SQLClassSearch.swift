@@ -37,7 +37,7 @@ package struct SQLClassSearch {
     /// The most keyword hits a nearest-first walk reads at once when it goes far (``keysFromHits(_:)``); 0 reads every
     /// cell with statements.
     let fewHits: Int
-    /// The most keyword candidates a page's walk confirms on their text before it ends the page where it stands
+    /// The most candidates a page's walk confirms or examines before it ends the page where it stands
     /// (``confirmationBudget``).
     let confirming: Int
 
@@ -55,11 +55,12 @@ package struct SQLClassSearch {
         self.confirming = confirming
     }
 
-    /// The most keyword candidates a page's relevance walk, or its nearest-first walk over the listings' points, reads
-    /// to confirm on their text: past them, the page ends with the matches found so far, fewer than its limit or none,
-    /// and a cursor after the last candidate read, from which the next page goes on. A run of initial consonants almost
-    /// nothing matches (`ㅇㅇㅇㅇㅇㅇ`) asks the index for one common pair and confirmed every listing holding it: 19 s
-    /// for one page by relevance on a million, 4 s within 50 km.
+    /// The most candidates a page's walk reads to confirm a keyword on their text, or, nearest first with statements,
+    /// examines in its cells: past them, the page ends with the matches found so far, fewer than its limit or none,
+    /// and a cursor where the walk stood, from which the next page goes on. A run of initial consonants almost nothing
+    /// matches (`ㅇㅇㅇㅇㅇㅇ`) asks the index for one common pair and confirmed every listing holding it: 19 s for one
+    /// page by relevance on a million, 4 s within 50 km over the points and 30 s with statements on PostgreSQL; a
+    /// circle whose listings a filter all leaves out (another district) read every cell of it, 4 s within 50 km.
     package static let confirmationBudget = 20_000
 
     /// The backend's keyword index.
@@ -130,7 +131,7 @@ package struct SQLClassSearch {
                 (keys, resumeAfter) = found
             } else {
                 try await index.prepareWalk(db)
-                keys = try await nearestFirst(db, circle: circle)
+                (keys, resumeAfter) = try await nearestFirst(db, circle: circle)
             }
         } else if search.sort == .relevance, let keyword = search.keyword {
             (keys, resumeAfter) = try await byRelevance(db, keyword: keyword)
@@ -207,19 +208,36 @@ package struct SQLClassSearch {
         let id: String
     }
 
-    private func nearestFirst(_ db: any SQLExecutor, circle: ClassSearch.Circle) async throws -> [Key] {
+    /// The keys of a nearest-first page read cell by cell with statements (``cellKeys(_:cell:limit:rangeCells:)``), and
+    /// where the walk stood when it ended the page early: past ``confirming`` candidates examined in its cells (a
+    /// keyword's to confirm, a filter's to check; a cell's statement counts as a full cell of listings,
+    /// ``CellCandidates/crowdedCell``, at least), the page ends at the next cell, with the keys nearer than it, fewer
+    /// than the page wants or none, and resumes from that cell's least distance (a key of no id, which every id
+    /// follows). Each cell's candidates are examined cell by cell, not in distance order, so the page cannot end within
+    /// a cell. A cell every point of which comes before the page's cursor is not read.
+    private func nearestFirst(_ db: any SQLExecutor, circle: ClassSearch.Circle) async throws -> (keys: [Key], resumeAfter: Key?) {
         var walk = NearestCellWalk(center: circle.center, radius: circle.radius)
         var keys = NearestFirstPage<Key, String>(wanted: page.limit + 1, distance: { $0.distance ?? 0 }, id: { $0.id })
         var rangeCells: RangeCellStatement?
         var cellsRead = 0
+        var examined = 0
+        let after = startPosition?.value.double ?? 0
         var nextCheck = search.keyword?.needsVerification == true ? Self.cellsBeforeHits : Int.max
         while let entry = walk.popNearest(), !keys.settle(before: entry.minimumDistance) {
-            if let read = try await cellKeys(db, cell: entry.cell, limit: keys.stillWanted, rangeCells: &rangeCells) {
-                keys.add(read)
+            // Past the budget, the page ends once the walk has gone beyond its cursor, so that the next page goes on.
+            if examined >= confirming, entry.minimumDistance > after {
+                return (keys.settledItems, Key(id: "", distance: entry.minimumDistance))
+            }
+            if after > 0, GeohashCover.maximumDistance(from: circle.center, to: entry.cell.bounds) < after { continue }
+            let read = try await cellKeys(db, cell: entry.cell, limit: keys.stillWanted, rangeCells: &rangeCells)
+            // A statement costs at least a full cell's reading in its round trip, however few its candidates.
+            examined += max(read.candidates, CellCandidates.crowdedCell)
+            if let found = read.keys {
+                keys.add(found)
                 cellsRead += 1
                 if cellsRead == nextCheck {
                     nextCheck = 4 * keys.count < keys.wanted ? .max : 2 * nextCheck
-                    if nextCheck == .max, let found = try await keysFromHits(db) { return found }
+                    if nextCheck == .max, let found = try await keysFromHits(db) { return (found, nil) }
                 }
             } else if entry.cell.precision < Geohash.storagePrecision {
                 walk.split(entry)
@@ -228,7 +246,7 @@ package struct SQLClassSearch {
                 keys.add(try await self.keys(db, ranges: [GeohashRange(cell: entry.cell)], limit: keys.stillWanted))
             }
         }
-        return keys.finish()
+        return (keys.finish(), nil)
     }
 
     /// How many cells the walk of a keyword that needs confirming reads before it asks whether its hits are few
@@ -409,11 +427,13 @@ package struct SQLClassSearch {
     }
 
     /// The filter of a walk of `circle` over `points`; nil when they cannot continue the page's cursor: its last key is
-    /// no distance, or its id is not one they pack.
+    /// no distance, or its id is neither one they pack nor the empty id of a walk that ended its page at a cell
+    /// (``nearestFirst(_:circle:)``), which packs as the least.
     private func pointFilter(_ points: ClassPoints, circle: ClassSearch.Circle, _ db: any SQLExecutor) async throws -> PointFilter? {
         var after: PointKey?
         if let position = startPosition {
-            guard case .double(let distance) = position.value, let id = Identifier.packed(position.id) else { return nil }
+            guard case .double(let distance) = position.value, let id = position.id.isEmpty ? 0 : Identifier.packed(position.id)
+            else { return nil }
             after = (distance, id)
         }
         return PointFilter(circle: circle, after: after, status: search.status, type: search.type, hidden: try await hiddenWriters(in: points, db))
@@ -578,13 +598,17 @@ package struct SQLClassSearch {
     private var firstNearestLimit: Int { page.limit + 2 }
 
     /// Up to `limit` keys of a walk's cell that satisfy everything, after the cursor, read in one statement
-    /// (``cellStatement(_:limit:rangeCells:)``); nil when the cell is crowded.
-    private func cellKeys(_ db: any SQLExecutor, cell: Geohash, limit: Int, rangeCells: inout RangeCellStatement?) async throws -> [Key]? {
-        guard let (statement, confirmedHere) = cellStatement(cell, limit: limit, rangeCells: &rangeCells) else { return [] }
+    /// (``cellStatement(_:limit:rangeCells:)``), and how many candidates the cell's statement examined for them; no keys
+    /// when the cell is crowded.
+    private func cellKeys(
+        _ db: any SQLExecutor, cell: Geohash, limit: Int, rangeCells: inout RangeCellStatement?
+    ) async throws -> (keys: [Key]?, candidates: Int) {
+        guard let (statement, confirmedHere) = cellStatement(cell, limit: limit, rangeCells: &rangeCells) else { return ([], 0) }
         let rows = try await db.rows(statement)
-        guard let isRead: Bool = try rows.first?["cell_read"], isRead else { return nil }
+        let candidates: Int = try rows.first?["candidates"] ?? 0
+        guard let isRead: Bool = try rows.first?["cell_read"], isRead else { return (nil, candidates) }
         let fetched = try rows.filter { try $0.value("id") != .null }.map { try Key(row: $0, sort: search.sort) }
-        return Array(fetched.filter { accepts($0, confirming: confirmedHere) }.prefix(limit))
+        return (Array(fetched.filter { accepts($0, confirming: confirmedHere) }.prefix(limit)), candidates)
     }
 
     /// The statement reading a walk's cell, and the keyword to confirm in Swift; nil when nothing can match. A cell
@@ -607,22 +631,24 @@ package struct SQLClassSearch {
     }
 
     /// The statement reading the walk's cell `range` whose candidates are `candidates`: it first finds them, says in
-    /// `cell_read` whether they are few enough to read, and only then reads the keys of up to `limit` listings (all
-    /// the candidates when some may be left out in Swift). It is prepared once for the walk's next cells. Also returns
-    /// the keyword to confirm in Swift; nil when nothing can match.
+    /// `candidates` how many (up to one more than their capacity) and in `cell_read` whether they are few enough to
+    /// read, and only then reads the keys of up to `limit` listings (all the candidates when some may be left out in
+    /// Swift). It is prepared once for the walk's next cells. Also returns the keyword to confirm in Swift; nil when
+    /// nothing can match.
     private func cellStatement(
         _ candidates: CellCandidates, range: GeohashRange, limit: Int
     ) -> (SQLStatement, confirmedHere: SearchQuery?)? {
         let clause = search.keyword.map { index.keyword($0, withinRanges: true) }
         let confirmedHere = confirmedHere(clause, restricted: candidates.restriction != nil)
         let filtersHere = confirmedHere != nil || !blockedWriters.isEmpty
-        let gate: SQLStatement = "(SELECT COUNT(*) FROM \(raw: CellCandidates.table)) <= \(candidates.capacity)"
+        let count: SQLStatement = "(SELECT COUNT(*) FROM \(raw: CellCandidates.table))"
+        let gate: SQLStatement = "\(count) <= \(candidates.capacity)"
         guard let read = statement(ranges: [range], limit: filtersHere ? candidates.capacity : limit, after: startPosition,
                                    keyword: clause, restriction: candidates.restriction, gate: gate, withText: confirmedHere != nil)
         else { return nil }
         var statement: SQLStatement = """
             WITH \(raw: CellCandidates.table) AS (\(candidates.select))
-            SELECT n.cell_read, k.* FROM (SELECT \(gate) AS cell_read) n LEFT JOIN (\(read)) k ON 1 = 1
+            SELECT n.cell_read, n.candidates, k.* FROM (SELECT \(gate) AS cell_read, \(count) AS candidates) n LEFT JOIN (\(read)) k ON 1 = 1
             """
         statement.isRepeated = true
         return (statement, confirmedHere)
