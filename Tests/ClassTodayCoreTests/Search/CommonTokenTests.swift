@@ -28,6 +28,27 @@ struct CommonTokenTests {
         #expect(try #require(SearchTokenizer.query("수학")).tokensToCount.isEmpty)
     }
 
+    @Test("a keyword's candidates are estimated from its counts: a word's rarest token, a term's most held alternative, the rarest term; none without counts")
+    func estimatedCandidates() throws {
+        let counts = ["공업": 9_002, "업수": 9_010, "수학": 77_254, "jlpt": 6_073, "요가": 5_000]
+        let word = try #require(SearchTokenizer.query("공업수학")).narrowingTypos(toBigramsIn: [])
+        #expect(word.estimatedCandidates(counts: counts) == 9_002)
+        #expect(word.leavingOutCommonTokens(counts: counts).estimatedCandidates(counts: counts) == 9_002)
+        // A prefix counts as its own token; the rarest term bounds the keyword; a term without counts is passed over.
+        #expect(try #require(SearchTokenizer.query("jlpt")).estimatedCandidates(counts: counts) == 6_073)
+        #expect(try #require(SearchTokenizer.query("요가 jlpt")).estimatedCandidates(counts: counts) == 5_000)
+        #expect(try #require(SearchTokenizer.query("요가 toeic")).estimatedCandidates(counts: counts) == 5_000)
+        #expect(try #require(SearchTokenizer.query("toeic")).estimatedCandidates(counts: counts) == nil)
+        // A typo-tolerant word's alternatives: the most held one, each taken as its rarest token.
+        let whole = try #require(SearchTokenizer.query("공업수학"))
+        let typo = whole.narrowingTypos(toBigramsIn: Set(whole.typoBigrams))
+        let alternatives = typo.conditions[0].alternatives
+        #expect(alternatives.count > 1)
+        let held = Set(alternatives[1].map(\.token))
+        let byAlternative = Dictionary(uniqueKeysWithValues: Set(alternatives.flatMap { $0.map(\.token) }).map { ($0, held.contains($0) ? 50_000 : 100) })
+        #expect(typo.estimatedCandidates(counts: byAlternative) == 50_000)
+    }
+
     @Test("an alternative naming every token of another gives way to it")
     func absorbedAlternatives() throws {
         let word = try #require(SearchTokenizer.query("바이올린"))

@@ -270,7 +270,7 @@ struct PostgresSearchTests {
         }
     }
 
-    @Test("a keyword's token over four times as common as the rarest beside it is counted from the statistics of classes.search and left out, and its pages equal brute force; the statistics say whether its hits may be few")
+    @Test("a keyword's token over four times as common as the rarest beside it is counted from the statistics of classes.search and left out, and its pages equal brute force; the statistics say whether its hits may be few, and how many of them a cell holds")
     func commonTokenLeftOut() async throws {
         // Without statistics, nothing is counted. (A table holding listings may be analyzed by autovacuum at any time.)
         let empty = try await Self.openStore()
@@ -296,6 +296,19 @@ struct PostgresSearchTests {
             return answers
         }
         #expect(mayHoldFewHits == [false, true, true, false], "1,400 listings hold 수학, 300 공업")
+        // A cell's candidates are estimated from the counts of its lexeme and of every listing, when the statistics
+        // keep that lexeme: the listings lie around one point, and 14 in 15 of them hold 수학.
+        let seoul = Geohash(SearchPropertyTests.hotspots[0], precision: 3)
+        let inSeoul = listings.filter { Geohash($0.location!, precision: 3) == seoul }
+        let estimates = try await store.database.read { db in
+            let (index, word) = (TSVectorClassIndex(), try #require(SearchTokenizer.query("수학")))
+            return (try await index.counts(of: [TSVectorClassIndex.everyListing], upTo: .max, db)[TSVectorClassIndex.everyListing],
+                    try await index.estimatedCandidates(of: word, in: seoul, db),
+                    try await index.estimatedCandidates(of: word, in: Geohash(GeoPoint(lat: 0, lon: -30), precision: 3), db))
+        }
+        #expect(estimates.0 == listings.count && estimates.2 == nil, "\(estimates)")
+        let expected = Double(inSeoul.filter { $0.name.contains("수학") }.count)
+        #expect(abs(try #require(estimates.1) - expected) <= 0.02 * expected, "\(estimates) against \(expected)")
         for (search, expected) in SearchPropertyTests.commonTokenSearches(among: listings) {
             for fewHits in [SQLClassSearch.fewHits, 0, 8] {
                 let views = try await Self.allPages(search, limit: 20, repository, fewHits: fewHits)

@@ -15,13 +15,16 @@ struct TokenCountsTests {
         }
     }
 
-    @Test("a token is counted once and kept; one the index leaves out is asked again; past the capacity the oldest half goes")
+    @Test("a token is counted once and kept, and so are one the index leaves out and one it counts unasked; past the capacity the oldest half goes")
     func keptAndForgotten() async throws {
         let (counts, index) = (TokenCounts(), Index())
         #expect(try await counts.counts(of: ["수학", "공업수"]) { index.count($0) } == ["수학": 2, "공업수": 3])
         #expect(try await counts.counts(of: ["수학", "none", "공업수"]) { index.count($0) } == ["수학": 2, "공업수": 3])
         #expect(try await counts.counts(of: ["none"]) { index.count($0) } == [:])
-        #expect(index.asked.withLock { $0 } == [["수학", "공업수"], ["none"], ["none"]])
+        #expect(index.asked.withLock { $0 } == [["수학", "공업수"], ["none"]])
+        // Tokens counted beyond those asked are kept too.
+        #expect(try await counts.counts(of: ["영어"]) { _ in ["영어": 7, "일본어": 9] } == ["영어": 7])
+        #expect(try await counts.counts(of: ["일본어"]) { _ in [:] } == ["일본어": 9])
 
         // Filling past the capacity forgets the tokens counted first, and keeps half the capacity.
         let many = (0..<TokenCounts.capacity).map { "t\($0)" }

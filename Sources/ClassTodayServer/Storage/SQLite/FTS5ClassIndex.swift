@@ -59,6 +59,12 @@ struct FTS5ClassIndex: ClassSearchIndex {
         return count <= limit
     }
 
+    /// None: FTS5 finds a crowded cell in the index alone, stopping one hit past the cell's capacity, so a cell's count
+    /// is not kept.
+    func estimatedCandidates(of keyword: SearchQuery, in cell: Geohash, _ db: any SQLExecutor) async throws -> Double? {
+        nil
+    }
+
     func hitRowids(of keyword: SearchQuery, in cell: Geohash, limit: Int, _ db: any SQLExecutor) async throws -> [Int64]? {
         guard let match = ClassSearchDocument.match(keyword, in: cell) else { return nil }
         return try await db.rows(Self.hitRowids(match, limit: limit)).map { try $0["rowid"] }

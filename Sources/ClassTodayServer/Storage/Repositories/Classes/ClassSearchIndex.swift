@@ -42,6 +42,11 @@ protocol ClassSearchIndex: Sendable {
     /// How many listings hold each of `tokens` (exact keyword tokens), up to `limit`, as the backend can tell without
     /// reading rows of `classes`: some tokens may be left out, or all.
     func counts(of tokens: [String], upTo limit: Int, _ db: any SQLExecutor) async throws -> [String: Int]
+    /// About how many of `keyword`'s candidates the listings stored in `cell` hold, by the counts the backend keeps
+    /// (``SQLExecutor/tokenCounts``): the keyword's ``SearchQuery/estimatedCandidates(counts:)`` in the cell's share of
+    /// the listings, as if where a listing lies and what it says were independent. Nil when the backend keeps no count
+    /// of the cell's listings: a walk then asks the index whether the cell is crowded.
+    func estimatedCandidates(of keyword: SearchQuery, in cell: Geohash, _ db: any SQLExecutor) async throws -> Double?
 
     /// One read of the walk behind relevance order: the listings satisfying `conditions` (over `classes c`) whose
     /// tokens hold `keyword`'s index condition, or their name's alone with `nameOnly`, newest first (`created_at`,

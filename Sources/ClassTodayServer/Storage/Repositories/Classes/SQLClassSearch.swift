@@ -229,6 +229,10 @@ package struct SQLClassSearch {
                 return (keys.settledItems, Key(id: "", distance: entry.minimumDistance))
             }
             if after > 0, GeohashCover.maximumDistance(from: circle.center, to: entry.cell.bounds) < after { continue }
+            if entry.cell.precision < Geohash.storagePrecision, try await isSurelyCrowded(entry.cell, db) {
+                walk.split(entry)
+                continue
+            }
             let read = try await cellKeys(db, cell: entry.cell, limit: keys.stillWanted, rangeCells: &rangeCells)
             // A statement costs at least a full cell's reading in its round trip, however few its candidates.
             examined += max(read.candidates, CellCandidates.crowdedCell)
@@ -248,6 +252,20 @@ package struct SQLClassSearch {
         }
         return (keys.finish(), nil)
     }
+
+    /// Whether the backend's counts say that `cell` holds over ``surelyCrowdedCell`` of the keyword's candidates
+    /// (``ClassSearchIndex/estimatedCandidates(of:in:_:)``), so that the walk splits it without asking the index. On
+    /// PostgreSQL, a GIN intersection saying a large cell is crowded cost 3-8 ms of a rare word's 20-35 (`@wyd` for
+    /// `jlpt` or `공업수학` within 50 km of Seoul), and the counts said so in memory.
+    private func isSurelyCrowded(_ cell: Geohash, _ db: any SQLExecutor) async throws -> Bool {
+        guard let keyword = search.keyword, let estimate = try await index.estimatedCandidates(of: keyword, in: cell, db) else { return false }
+        return estimate > Double(Self.surelyCrowdedCell)
+    }
+
+    /// The fewest candidates estimated in a cell for the walk to split it without asking the index: twice what a
+    /// cell may hold to be read, since an estimate takes the keyword and the place as independent, and a cell split
+    /// in vain costs a statement per child the walk reaches, where one asked in vain costs one.
+    private static let surelyCrowdedCell = 2 * CellCandidates.crowdedKeywordCell
 
     /// How many cells the walk of a keyword that needs confirming reads before it asks whether its hits are few
     /// (``keysFromHits(_:)``), when it has found less than a quarter of its page by then; it asks again, once at most,
