@@ -214,18 +214,22 @@ package struct SQLClassSearch {
     /// ``CellCandidates/crowdedCell``, at least), the page ends at the next cell, with the keys nearer than it, fewer
     /// than the page wants or none, and resumes from that cell's least distance (a key of no id, which every id
     /// follows). Each cell's candidates are examined cell by cell, not in distance order, so the page cannot end within
-    /// a cell. A cell every point of which comes before the page's cursor is not read.
+    /// a cell. A search with no keyword and no filter but status and type has no budget: it gives the pages of the walk
+    /// over the listings' points (``nearestFirstInMemory(_:circle:)``), which it stands in for. A cell every point of
+    /// which comes before the page's cursor is not read.
     private func nearestFirst(_ db: any SQLExecutor, circle: ClassSearch.Circle) async throws -> (keys: [Key], resumeAfter: Key?) {
         var walk = NearestCellWalk(center: circle.center, radius: circle.radius)
         var keys = NearestFirstPage<Key, String>(wanted: page.limit + 1, distance: { $0.distance ?? 0 }, id: { $0.id })
         var rangeCells: RangeCellStatement?
         var cellsRead = 0
         var examined = 0
+        // A search the listings' points could answer walks as they would, whole: its cells rarely lack a match.
+        let budget = search.keyword == nil && filtersOnlyByStatusAndType ? Int.max : confirming
         let after = startPosition?.value.double ?? 0
         var nextCheck = search.keyword?.needsVerification == true ? Self.cellsBeforeHits : Int.max
         while let entry = walk.popNearest(), !keys.settle(before: entry.minimumDistance) {
             // Past the budget, the page ends once the walk has gone beyond its cursor, so that the next page goes on.
-            if examined >= confirming, entry.minimumDistance > after {
+            if examined >= budget, entry.minimumDistance > after {
                 return (keys.settledItems, Key(id: "", distance: entry.minimumDistance))
             }
             if after > 0, GeohashCover.maximumDistance(from: circle.center, to: entry.cell.bounds) < after { continue }
