@@ -129,11 +129,11 @@ public struct SearchQuery: Sendable, Hashable {
         return query
     }
 
-    /// About how many listings the index conditions select, by `counts` of their tokens, erring low: in each condition,
-    /// the alternative held by the most listings, each alternative taken as its rarest token (the tokens of one word
-    /// occur together) and a prefix as its own token, which it holds at least; the least of the conditions. An
-    /// alternative with a token not counted is passed over; nil when no condition has an alternative with every token
-    /// counted. A walk then knows a cell too crowded to read without asking the index.
+    /// About how many listings the index conditions select, by `counts` of their tokens: in each condition, the
+    /// alternative held by the most listings (the others may add some), each alternative taken as its rarest token
+    /// (the tokens of one word occur together) and a prefix as its own token, which it holds at least; the least of the
+    /// conditions. An alternative with a token not counted is passed over; nil when no condition has an alternative
+    /// with every token counted. A walk then knows a cell too crowded to read without asking the index.
     public func estimatedCandidates(counts: [String: Int]) -> Int? {
         conditions.compactMap { condition in
             condition.alternatives.compactMap { alternative -> Int? in
