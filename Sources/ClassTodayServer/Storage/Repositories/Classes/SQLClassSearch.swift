@@ -233,7 +233,7 @@ package struct SQLClassSearch {
             if examined >= budget, entry.minimumDistance > after {
                 return (keys.settledItems, Key(id: "", distance: entry.minimumDistance))
             }
-            if after > 0, GeohashCover.maximumDistance(from: circle.center, to: entry.cell.bounds) < after { continue }
+            if liesBeforeCursor(entry.cell, of: circle) { continue }
             if entry.cell.precision < Geohash.storagePrecision, try await isSurelyCrowded(entry.cell, db) {
                 walk.split(entry)
                 continue
@@ -265,6 +265,13 @@ package struct SQLClassSearch {
     /// 20,000 listings in 30-40 ms on SQLite, and a million's circle in hundreds of pages of none; a keyword's
     /// candidates confirmed on PostgreSQL took 0.3-0.6 s.
     private static let filterFactor = 8
+
+    /// Whether every point of `cell` comes before the page's cursor in a walk of `circle`, so that the cell holds
+    /// nothing for the page (``GeohashCover/maximumDistance(from:to:)``).
+    private func liesBeforeCursor(_ cell: Geohash, of circle: ClassSearch.Circle) -> Bool {
+        guard let after = startPosition?.value.double else { return false }
+        return GeohashCover.maximumDistance(from: circle.center, to: cell.bounds) < after
+    }
 
     /// Whether the backend's counts say that `cell` holds over ``surelyCrowdedCell`` of the keyword's candidates
     /// (``ClassSearchIndex/estimatedCandidates(of:in:_:)``), so that the walk splits it without asking the index. On
@@ -341,10 +348,7 @@ package struct SQLClassSearch {
         while let entry = walk.popNearest() {
             try await settle(&pending, into: &found, before: entry.minimumDistance, wanted: wanted, keyword: keyword, &confirmation, db)
             if found.count >= wanted || confirmation.count >= confirming { break }
-            // A cell every point of which comes before the page's cursor holds nothing for the page.
-            if let after = filter.after, GeohashCover.maximumDistance(from: circle.center, to: entry.cell.bounds) < after.distance {
-                continue
-            }
+            if liesBeforeCursor(entry.cell, of: circle) { continue }
             let finest = entry.cell.precision >= ClassSearchDocument.cellPrecisions.upperBound
             let limit = finest ? Self.finestCellHits : Self.crowdedHitCell
             guard let rowids = try await index.hitRowids(of: keyword, in: entry.cell, limit: limit, db) else {
