@@ -78,6 +78,11 @@ struct TSVectorClassIndex: ClassSearchIndex {
     func counts(of tokens: [String], upTo limit: Int, _ db: any SQLExecutor) async throws -> [String: Int] {
         // A lexeme's share follows its position; past the lexemes come the least and the greatest share (which
         // `unnest` pairs with no lexeme).
+        let cells: SQLStatement = !tokens.contains(Self.everyListing) ? "" : """
+            UNION ALL
+                  SELECT u.lexeme, u.share FROM s, unnest(s.lexemes, s.shares) u(lexeme, share)
+                  WHERE u.lexeme LIKE '@%' AND u.lexeme NOT LIKE '@@%'
+            """
         let rows = try await db.rows("""
             WITH s AS (SELECT most_common_elems::text::text[] AS lexemes, most_common_elem_freqs AS shares FROM pg_stats
                        WHERE schemaname = current_schema() AND tablename = 'classes' AND attname = 'search')
@@ -86,9 +91,7 @@ struct TSVectorClassIndex: ClassSearchIndex {
                       ELSE COALESCE(s.shares[array_position(s.lexemes, t.value)],
                                     CASE WHEN t.value NOT LIKE '@%' THEN s.shares[cardinality(s.lexemes) + 1] END) END AS share
                   FROM s CROSS JOIN \(db.dialect.list(tokens)) t WHERE s.lexemes IS NOT NULL
-                  UNION ALL
-                  SELECT u.lexeme, u.share FROM s, unnest(s.lexemes, s.shares) u(lexeme, share)
-                  WHERE \(tokens.contains(Self.everyListing) ? 1 : 0) = 1 AND u.lexeme LIKE '@%' AND u.lexeme NOT LIKE '@@%') k
+                  \(cells)) k
             JOIN pg_class c ON c.oid = 'classes'::regclass
             WHERE k.share IS NOT NULL
             """)
@@ -98,6 +101,9 @@ struct TSVectorClassIndex: ClassSearchIndex {
     /// The pseudo-lexeme ``counts(of:upTo:_:)`` counts every listing by: the cells' mark alone, which no listing holds.
     static let everyListing = "@"
 
+    /// Unbounded: the statistics cost the same whatever the count, and a cell's share needs every listing counted.
+    var countedListings: Int { .max }
+
     /// From the statistics (``counts(of:upTo:_:)``), for a cell of the precisions the vectors hold whose lexeme is among
     /// the most common: `jlpt` (6,073 listings of a million) in `@wyd`, a cell of 61 % of them, is about 3,700
     /// candidates, where the GIN intersection saying the cell is crowded took 8 ms. A cell whose lexeme is rarer has
@@ -105,11 +111,8 @@ struct TSVectorClassIndex: ClassSearchIndex {
     /// that a walk's cells cost no statement of their own.
     func estimatedCandidates(of keyword: SearchQuery, in cell: Geohash, _ db: any SQLExecutor) async throws -> Double? {
         guard cell.precision <= ClassSearchDocument.cellPrecisions.upperBound, let token = ClassSearchDocument.cellToken(cell),
-              let tokenCounts = db.tokenCounts
+              let tokenCounts = db.tokenCounts, let counts = try await keptCounts(of: keyword.tokenRequirements.map(\.token) + [Self.everyListing], db)
         else { return nil }
-        let counts = try await tokenCounts.counts(of: keyword.tokenRequirements.map(\.token) + [Self.everyListing]) { missing in
-            try await self.counts(of: missing, upTo: .max, db)
-        }
         // Counted with every listing if the statistics keep it; not asked about otherwise.
         let lexeme = Self.cellLexeme(token)
         guard let inCell = try await tokenCounts.counts(of: [lexeme], count: { _ in [:] })[lexeme],

@@ -70,6 +70,10 @@ struct FTS5ClassIndex: ClassSearchIndex {
         return try await db.rows(Self.hitRowids(match, limit: limit)).map { try $0["rowid"] }
     }
 
+    /// Enough to tell a token ``SearchQuery/commonTokenFactor`` times as common as one of 16,000 listings, in about 6 ms
+    /// once per token (``TokenCounts/lifetime``).
+    var countedListings: Int { 65_536 }
+
     /// Counted in the FTS index alone, in one statement, each count stopping at the limit: about 0.1 ms per 1,000
     /// listings.
     func counts(of tokens: [String], upTo limit: Int, _ db: any SQLExecutor) async throws -> [String: Int] {

@@ -105,17 +105,9 @@ package struct SQLClassSearch {
     private func planned(_ keyword: SearchQuery, _ db: any SQLExecutor) async throws -> SearchQuery? {
         if let narrowed = try await KeywordBigrams.narrowing(keyword, db) { return narrowed }
         let tokens = keyword.tokensToCount
-        guard !tokens.isEmpty, let tokenCounts = db.tokenCounts else { return nil }
-        let counts = try await tokenCounts.counts(of: tokens) { missing in
-            try await index.counts(of: missing, upTo: Self.countedListings, db)
-        }
+        guard !tokens.isEmpty, let counts = try await index.keptCounts(of: tokens, db) else { return nil }
         return keyword.leavingOutCommonTokens(counts: counts)
     }
-
-    /// The most listings a token's count (``ClassSearchIndex/counts(of:upTo:_:)``) reads: enough to tell a token
-    /// ``SearchQuery/commonTokenFactor`` times as common as one of 16,000 listings, in about 6 ms once per token
-    /// (``TokenCounts/lifetime``).
-    private static let countedListings = 65_536
 
     /// The writers whose listings the viewer must not see (blocked either way), read once per search and left out
     /// in Swift: the key statements then select `writer_id`, and stay the same statements whoever the viewer blocked.
