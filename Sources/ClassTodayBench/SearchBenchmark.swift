@@ -135,6 +135,9 @@ public struct SearchBenchmark: Sendable {
         case keyword
         /// Circles searched anonymously, by a viewer, and by a viewer who blocked many writers.
         case blocks
+        /// Circles within a district (`keywordLocation`) nearest first: 5 km around a place within its own district,
+        /// and 50 km within another place's, which the circle may not reach.
+        case district
     }
 
     /// Runs the chosen query kinds and returns the report's lines; with ``Options/peers``, while the server answers
@@ -190,6 +193,12 @@ public struct SearchBenchmark: Sendable {
             rows.append(try await keywordRow("keyword + 5 km circle", keywords: keywords, scope: .circle(centers, radius: 5_000)))
             rows.append(try await keywordRow("rare word + 50 km circle", keywords: Self.rareKeywords, scope: .circle(centers, radius: 50_000)))
             rows.append(try await keywordRow("keyword + district", keywords: keywords, scope: .district(places.map(\.district))))
+        }
+        if options.kinds.contains(.district) {
+            let districts = places.map(\.district)
+            rows.append(try await districtRow("own district + 5 km", radius: 5_000, centers: centers, districts: districts))
+            let others = Array(districts.dropFirst() + districts.prefix(1))
+            rows.append(try await districtRow("other district + 50 km", radius: 50_000, centers: centers, districts: others))
         }
         let count = try await store.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM classes") ?? 0 }
         var lines = points + (rows.isEmpty ? [] : report(rows, classes: count))
@@ -346,6 +355,28 @@ public struct SearchBenchmark: Sendable {
                    postgres: postgresSample, slowest: Array(queries.sorted { $0.slower > $1.slower }.prefix(SlowQuery.reported)))
     }
 
+    /// Circles of `radius` around `centers`, each within the district of the same index, nearest first; the candidates
+    /// per result are the listings of the geohash ranges the walks read.
+    private func districtRow(_ label: String, radius: Double, centers: [GeoPoint], districts: [String]) async throws -> Row {
+        var indexed = LatencySample()
+        var postgresSample = postgres.map { PostgresSample(store: $0, limit: options.limit, logger: logger) }
+        var candidates = 0, results = 0
+        var queries: [SlowQuery] = []
+        for (center, district) in zip(centers, districts) {
+            var query = Self.nearestFirst(ClassSearch.Circle(center: center, radius: radius))
+            query.keywordLocation = district
+            let answer = try await timedPage(search(query))
+            indexed.record(answer.elapsed)
+            results += answer.page.items.count
+            candidates += try await countRows(in: answer.readRanges)
+            try await postgresSample?.record(query, sqlitePage: answer.page, fullScan: false)
+            queries.append(SlowQuery(query: String(format: "%@ within %.0f m of %.4f, %.4f", district, radius, center.lat, center.lon),
+                                     sqlite: indexed.milliseconds.last ?? .nan, postgres: postgresSample?.search.milliseconds.last))
+        }
+        return Row(kind: label, indexed: indexed, candidatesPerResult: Double(candidates) / Double(max(results, 1)), fullScan: LatencySample(),
+                   rtree: nil, postgres: postgresSample, slowest: Array(queries.sorted { $0.slower > $1.slower }.prefix(SlowQuery.reported)))
+    }
+
     private func countRows(in ranges: [GeohashRange]) async throws -> Int {
         guard !ranges.isEmpty else { return 0 }
         return try await store.writer.read { db in
@@ -437,7 +468,7 @@ public struct SearchBenchmark: Sendable {
         }
         let slow = rows.filter { !$0.slowest.isEmpty }
         if !slow.isEmpty {
-            lines += ["", "each keyword row's \(SlowQuery.reported) slowest queries, in ms (SQLite / PostgreSQL)"]
+            lines += ["", "each keyword and district row's \(SlowQuery.reported) slowest queries, in ms (SQLite / PostgreSQL)"]
             for row in slow {
                 lines.append("\(row.kind): " + row.slowest.map { query in
                     "\(query.query) \(LatencySample.format(query.sqlite, decimals: 1)) / \(LatencySample.format(query.postgres ?? .nan, decimals: 1))"

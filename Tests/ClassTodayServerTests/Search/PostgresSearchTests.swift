@@ -317,25 +317,33 @@ struct PostgresSearchTests {
         }
     }
 
-    @Test("a run of initials almost nothing matches ends a page after its budget of candidates confirmed or examined, by relevance and nearest first: pages come short, and walking their cursors gives brute force")
+    @Test("a run of initials almost nothing matches ends a page after its budget of candidates confirmed or examined, by relevance and nearest first: pages come short, and walking their cursors gives brute force; a district a circle barely holds is walked on its own listings, and its pages stay full")
     func confirmationBudget() async throws {
         let (store, repository, listings) = try await Self.storeHolding(writers: 5, seed: 14, SearchPropertyTests.initialsRunListings)
         defer { store.close() }
         let matches = listings.filter { $0.name == "가게 구경" }
-        var byRelevance = ClassSearch(), nearestFirst = ClassSearch()
+        let circle = ClassSearch.Circle(center: SearchPropertyTests.hotspots[0], radius: 50_000)
+        var byRelevance = ClassSearch(), nearestFirst = ClassSearch(), inDistrict = ClassSearch()
         (byRelevance.keyword, byRelevance.sort) = (SearchTokenizer.query("ㄱㄱㄱㄱ"), .relevance)
-        (nearestFirst.keyword, nearestFirst.sort) = (SearchTokenizer.query("ㄱㄱㄱㄱ"), .distance)
-        nearestFirst.circle = .init(center: SearchPropertyTests.hotspots[0], radius: 50_000)
+        (nearestFirst.keyword, nearestFirst.sort, nearestFirst.circle) = (SearchTokenizer.query("ㄱㄱㄱㄱ"), .distance, circle)
+        (inDistrict.keywordLocation, inDistrict.sort, inDistrict.circle) = ("가게동", .distance, circle)
+        let nearest = matches.map { (Haversine.distance(SearchPropertyTests.hotspots[0], $0.location!), $0.id) }.sorted { $0 < $1 }.map(\.1)
         let searches = [
-            (byRelevance, matches.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }.map(\.id)),
-            (nearestFirst, matches.map { (Haversine.distance(SearchPropertyTests.hotspots[0], $0.location!), $0.id) }.sorted { $0 < $1 }.map(\.1)),
+            (byRelevance, matches.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }.map(\.id), true),
+            (nearestFirst, nearest, true), (inDistrict, nearest, false),
         ]
-        for (search, expected) in searches {
+        for (search, expected, endsEarly) in searches {
+            let label = "\(search.sort), district \(search.keywordLocation ?? "none")"
             let whole = try await Self.pages(search, limit: 20, repository)
-            #expect(whole.flatMap { $0 }.map(\.listing.id) == expected, "\(search.sort)")
+            #expect(whole.flatMap { $0 }.map(\.listing.id) == expected, "\(label)")
+            #expect(whole.dropLast().allSatisfy { $0.count == 20 }, "\(label): \(whole.map(\.count))")
             let budgeted = try await Self.pages(search, limit: 20, repository, confirming: 200)
-            #expect(budgeted.flatMap { $0 }.map(\.listing.id) == expected, "\(search.sort)")
-            #expect(budgeted.count > whole.count && budgeted.dropLast().contains { $0.count < 20 }, "\(search.sort): \(budgeted.map(\.count))")
+            #expect(budgeted.flatMap { $0 }.map(\.listing.id) == expected, "\(label)")
+            if endsEarly {
+                #expect(budgeted.count > whole.count && budgeted.dropLast().contains { $0.count < 20 }, "\(label): \(budgeted.map(\.count))")
+            } else {
+                #expect(budgeted.map(\.count) == whole.map(\.count), "\(label)")
+            }
         }
     }
 

@@ -121,9 +121,9 @@ struct TSVectorClassIndex: ClassSearchIndex {
         return Double(candidates) * Double(inCell) / Double(listings)
     }
 
-    /// The range's listings on the geohash index.
-    func candidates(in range: GeohashRange) -> CellCandidates {
-        .range(range, from: "classes", capacity: Self.crowdedCell)
+    /// The range's listings on the geohash index, or the district's on `classes_by_district_cell`.
+    func candidates(in range: GeohashRange, district: String?) -> CellCandidates {
+        .range(range, district: district, from: "classes", capacity: Self.crowdedCell)
     }
 
     /// The most listings a cell may hold for a walk to read it rather than split it: twice SQLite's
@@ -131,7 +131,7 @@ struct TSVectorClassIndex: ClassSearchIndex {
     /// 1,000,000 classes: circle pages' p50 7.0–7.4 ms at 128, 8.2–8.7 at 64, 8.1–14 at 512.
     static let crowdedCell = 2 * CellCandidates.crowdedCell
 
-    var rangeHint: String { "" }
+    func rangeHint(district: String?) -> String { "" }
 
     /// The GiST index `classes_by_sphere` (migration 0016) over ``spherePoint``, a listing's point on the unit sphere in
     /// 3-D space: the straight-line distance between two such points (their chord) ascends with their great-circle

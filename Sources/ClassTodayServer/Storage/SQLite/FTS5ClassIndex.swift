@@ -97,14 +97,19 @@ struct FTS5ClassIndex: ClassSearchIndex {
         "SELECT rowid FROM class_search WHERE class_search MATCH \(match) LIMIT \(limit + 1)"
     }
 
-    /// The range's listings on the geohash index, without reading a row.
-    func candidates(in range: GeohashRange) -> CellCandidates {
-        .range(range, from: "classes \(rangeHint)")
+    /// The range's listings, or the district's, on the index that holds them (``rangeHint(district:)``), without
+    /// reading a row.
+    func candidates(in range: GeohashRange, district: String?) -> CellCandidates {
+        .range(range, district: district, from: "classes \(rangeHint(district: district))")
     }
 
     /// Without statistics SQLite prices a long OR of ranges above a scan; the ranges are what make geo searches fast,
-    /// so the index is pinned.
-    var rangeHint: String { "INDEXED BY classes_by_geohash" }
+    /// so the index is pinned: the geohash index, or the district's (`classes_by_district_cell`) within a district,
+    /// which holds a city's listings of one district among those of all the others (on 1,000,000 classes, a map page
+    /// of one district over three geohash ranges read 24 ms instead of 142).
+    func rangeHint(district: String?) -> String {
+        district == nil ? "INDEXED BY classes_by_geohash" : "INDEXED BY classes_by_district_cell"
+    }
 
     /// FTS5 drives (`CROSS JOIN` keeps it the outer loop) and walks its doclist by rowid descending, which is newest
     /// first but for listings created in the same millisecond: ``newest(_:nameOnly:district:columns:conditions:after:limit:enough:_:)``

@@ -18,15 +18,17 @@ protocol ClassSearchIndex: Sendable {
     /// What a nearest-first walk reads first of `cell` for a search with `keyword`: the cell's hits, from the keyword
     /// index; nil when the index holds no token for the cell, whose listings the walk then reads by range.
     func hits(in cell: Geohash, keyword: SearchQuery) -> CellCandidates?
-    /// What a nearest-first walk reads first of a cell it reads by its geohash range `range`: the range's listings.
-    func candidates(in range: GeohashRange) -> CellCandidates
+    /// What a nearest-first walk reads first of a cell it reads by its geohash range `range`: the range's listings, or
+    /// those of `district` alone when the search names one.
+    func candidates(in range: GeohashRange, district: String?) -> CellCandidates
     /// Readies the rest of the caller's read for a nearest-first walk, whose cell statements the backend may plan once
     /// for all the cells they read. The walk is the read's last step but for its page's listings.
     func prepareWalk(_ db: any SQLExecutor) async throws
-    /// Placed after `classes c` in a search statement that geohash ranges drive (an index hint), or empty.
-    var rangeHint: String { get }
+    /// Placed after `classes c` in a search statement that geohash ranges drive (an index hint), or empty; `district`
+    /// is the search's, which the statement reads within.
+    func rangeHint(district: String?) -> String
     /// The backend's own index order of listings by nearness to `circle`'s centre, when it has one: a search by
-    /// distance without a keyword then reads its page in that order instead of walking cells. Nil walks.
+    /// distance without a keyword or a district then reads its page in that order instead of walking cells. Nil walks.
     func nearestOrder(within circle: ClassSearch.Circle) -> NearestOrder?
     /// How many listings a nearest-first page of `keyword`'s hits may check in the index's order
     /// (``nearestOrder(within:)``), when the keyword is so common that `wanted` hits lie among the nearest few; nil
@@ -160,11 +162,13 @@ struct CellCandidates {
     /// The name of the candidates in the cell's statement.
     static let table = "cell_candidates"
 
-    /// The listings of the geohash range `range` (deleted ones included), found on the geohash index; `table` is
-    /// `classes` with the backend's index hint, if any.
-    static func range(_ range: GeohashRange, from table: String, capacity: Int = crowdedCell) -> CellCandidates {
-        CellCandidates(select: """
-            SELECT 1 AS key FROM \(raw: table) WHERE geohash >= \(range.lower) AND geohash < \(range.upper) LIMIT \(capacity + 1)
+    /// The listings of the geohash range `range` (deleted ones included), found on the geohash index, or those of
+    /// `district` alone, found on the district's (`classes_by_district_cell`); `table` is `classes` with the backend's
+    /// index hint, if any.
+    static func range(_ range: GeohashRange, district: String?, from table: String, capacity: Int = crowdedCell) -> CellCandidates {
+        let inDistrict: SQLStatement = district.map { "keyword_location = \($0) AND " } ?? ""
+        return CellCandidates(select: """
+            SELECT 1 AS key FROM \(raw: table) WHERE \(inDistrict)geohash >= \(range.lower) AND geohash < \(range.upper) LIMIT \(capacity + 1)
             """, capacity: capacity, restriction: nil)
     }
 
