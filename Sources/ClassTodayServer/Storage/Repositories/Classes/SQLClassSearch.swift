@@ -606,16 +606,19 @@ package struct SQLClassSearch {
             guard let distance = position.value.double else { return nil }
             conditions.append(order.atLeast(distance - NearestOrder.margin))
         }
+        // The limits are written in the text, not bound: planning for a bound limit, PostgreSQL takes it for a tenth of
+        // the rows and prices its one plan for any values far above a plan for the values, so it planned every page
+        // anew (0.4-0.6 ms of a 2 ms page); with the limit written, it keeps one plan after the fifth page.
         let keys: SQLStatement = if let keyword {
             """
             SELECT \(raw: ClassViewQuery.listingColumns), c.deleted_at FROM (SELECT c.*, \(order.nearness) AS nearness FROM classes c
-                WHERE \(conditions.joined(with: " AND ")) ORDER BY nearness LIMIT \(keyword.reach)) c
-            WHERE \(keyword.clause.condition) ORDER BY c.nearness LIMIT \(limit)
+                WHERE \(conditions.joined(with: " AND ")) ORDER BY nearness LIMIT \(raw: "\(keyword.reach)")) c
+            WHERE \(keyword.clause.condition) ORDER BY c.nearness LIMIT \(raw: "\(limit)")
             """
         } else {
             """
             SELECT \(raw: ClassViewQuery.listingColumns), c.deleted_at FROM classes c
-            WHERE \(conditions.joined(with: " AND ")) ORDER BY \(order.nearness) LIMIT \(limit)
+            WHERE \(conditions.joined(with: " AND ")) ORDER BY \(order.nearness) LIMIT \(raw: "\(limit)")
             """
         }
         // The index read already left out what moderation hides (``filterConditions``), before its limit counted.
