@@ -317,7 +317,7 @@ struct PostgresSearchTests {
         }
     }
 
-    @Test("a run of initials almost nothing matches ends a page after its budget of candidates confirmed or examined, by relevance and nearest first: pages come short, and walking their cursors gives brute force; a district a circle barely holds is walked on its own listings, and its pages stay full")
+    @Test("a run of initials almost nothing matches ends a page after its budget of candidates confirmed or examined, by relevance and nearest first: pages come short, and walking their cursors gives brute force; a district a circle barely holds is walked on its own listings, with a keyword all the listings hold or without, and its pages stay full")
     func confirmationBudget() async throws {
         let (store, repository, listings) = try await Self.storeHolding(writers: 5, seed: 14, SearchPropertyTests.initialsRunListings)
         defer { store.close() }
@@ -327,13 +327,15 @@ struct PostgresSearchTests {
         (byRelevance.keyword, byRelevance.sort) = (SearchTokenizer.query("ㄱㄱㄱㄱ"), .relevance)
         (nearestFirst.keyword, nearestFirst.sort, nearestFirst.circle) = (SearchTokenizer.query("ㄱㄱㄱㄱ"), .distance, circle)
         (inDistrict.keywordLocation, inDistrict.sort, inDistrict.circle) = ("가게동", .distance, circle)
+        var keywordInDistrict = inDistrict
+        keywordInDistrict.keyword = SearchTokenizer.query("가게")
         let nearest = matches.map { (Haversine.distance(SearchPropertyTests.hotspots[0], $0.location!), $0.id) }.sorted { $0 < $1 }.map(\.1)
         let searches = [
             (byRelevance, matches.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }.map(\.id), true),
-            (nearestFirst, nearest, true), (inDistrict, nearest, false),
+            (nearestFirst, nearest, true), (inDistrict, nearest, false), (keywordInDistrict, nearest, false),
         ]
         for (search, expected, endsEarly) in searches {
-            let label = "\(search.sort), district \(search.keywordLocation ?? "none")"
+            let label = "\(search.sort), district \(search.keywordLocation ?? "none"), keyword \(search.keyword != nil)"
             let whole = try await Self.pages(search, limit: 20, repository)
             #expect(whole.flatMap { $0 }.map(\.listing.id) == expected, "\(label)")
             #expect(whole.dropLast().allSatisfy { $0.count == 20 }, "\(label): \(whole.map(\.count))")

@@ -273,7 +273,7 @@ struct SearchPropertyTests {
         }
     }
 
-    @Test("a run of initials almost nothing matches ends a page after its budget of candidates confirmed, by relevance and nearest first, over the points and with statements: pages come short, and walking their cursors gives brute force; a district a circle barely holds spends the budget on its own listings alone, and its pages stay full")
+    @Test("a run of initials almost nothing matches ends a page after its budget of candidates confirmed, by relevance and nearest first, over the points and with statements: pages come short, and walking their cursors gives brute force; a district a circle barely holds spends the budget on its own listings alone, with a keyword all the listings hold or without, and its pages stay full")
     func confirmationBudget() async throws {
         let fixture = try await Fixture(seed: 14) { writers, random in Self.initialsRunListings(writers: writers, random: &random) }
         let matches = fixture.listings.filter { $0.name == "가게 구경" }
@@ -282,14 +282,17 @@ struct SearchPropertyTests {
         (byRelevance.keyword, byRelevance.sort) = (SearchTokenizer.query("ㄱㄱㄱㄱ"), .relevance)
         (nearestFirst.keyword, nearestFirst.sort, nearestFirst.circle) = (SearchTokenizer.query("ㄱㄱㄱㄱ"), .distance, circle)
         (inDistrict.keywordLocation, inDistrict.sort, inDistrict.circle) = ("가게동", .distance, circle)
+        var keywordInDistrict = inDistrict
+        keywordInDistrict.keyword = SearchTokenizer.query("가게")
         let newestFirst = matches.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }.map(\.id)
         let nearest = matches.map { (Haversine.distance(Self.hotspots[0], $0.location!), $0.id) }.sorted { $0 < $1 }.map(\.1)
         // With `fewHits` 0 a keyword's circle is walked with statements, as a district's always is. The district's walk
-        // counts the cells' listings of the district, 60 of the 1,500, so the budget never ends its pages; counting
-        // every listing of its cells, it did.
+        // counts the cells' listings, or hits, of the district, 60 of the 1,500, so the budget never ends its pages;
+        // counting every listing, or hit, of its cells, it did.
         let searches = [
             ("relevance", byRelevance, newestFirst, SQLClassSearch.fewHits, true), ("over the points", nearestFirst, nearest, SQLClassSearch.fewHits, true),
             ("with statements", nearestFirst, nearest, 0, true), ("district", inDistrict, nearest, SQLClassSearch.fewHits, false),
+            ("keyword in district", keywordInDistrict, nearest, 0, false),
         ]
         for (label, search, expected, fewHits, endsEarly) in searches {
             #expect(expected.count == 60)

@@ -24,8 +24,9 @@ struct TSVectorClassIndex: ClassSearchIndex {
         "@@" + district
     }
 
-    /// The tsquery text of a relevance read: the keyword's, and the district's lexeme when there is one.
-    static func relevanceQuery(_ keyword: SearchQuery, district: String?) -> String {
+    /// The tsquery text of the keyword's, and the district's lexeme when there is one: a relevance read's, and a walk
+    /// cell's beside the cell's lexeme.
+    static func query(_ keyword: SearchQuery, district: String?) -> String {
         guard let district else { return keyword.tsQuery }
         return "(\(keyword.tsQuery)) & \(SearchQuery.TokenRequirement(token: districtLexeme(district), isPrefix: false).tsQuery)"
     }
@@ -54,9 +55,9 @@ struct TSVectorClassIndex: ClassSearchIndex {
     }
 
     /// The keyword's hits in the cell from one GIN intersection (their ids).
-    func hits(in cell: Geohash, keyword: SearchQuery) -> CellCandidates? {
+    func hits(in cell: Geohash, keyword: SearchQuery, district: String?) -> CellCandidates? {
         ClassSearchDocument.cellToken(cell).map { token in
-            let query = "(\(keyword.tsQuery)) & \(Self.cellQuery(token))"
+            let query = "(\(Self.query(keyword, district: district))) & \(Self.cellQuery(token))"
             return .hits("SELECT id AS key FROM classes WHERE search @@ \(query)::tsquery", keyColumn: "c.id")
         }
     }
@@ -267,7 +268,7 @@ struct TSVectorClassIndex: ClassSearchIndex {
     /// with `nameOnly`; else all of them do, and not the name's when the keyword needs no verification (the name tier
     /// has those).
     private static func keywordCondition(_ keyword: SearchQuery, nameOnly: Bool, district: String?) -> SQLStatement {
-        let query = relevanceQuery(keyword, district: district)
+        let query = Self.query(keyword, district: district)
         if nameOnly { return "c.name_search @@ \(query)::tsquery" }
         guard excludesNameHits(keyword, nameOnly: nameOnly) else { return "c.search @@ \(query)::tsquery" }
         return "c.search @@ \(query)::tsquery AND NOT c.name_search @@ \(keyword.tsQuery)::tsquery"

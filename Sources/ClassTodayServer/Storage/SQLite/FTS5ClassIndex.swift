@@ -47,8 +47,8 @@ struct FTS5ClassIndex: ClassSearchIndex {
     }
 
     /// The keyword's hits in the cell from one FTS query (their rowids).
-    func hits(in cell: Geohash, keyword: SearchQuery) -> CellCandidates? {
-        ClassSearchDocument.match(keyword, in: cell).map { match in
+    func hits(in cell: Geohash, keyword: SearchQuery, district: String?) -> CellCandidates? {
+        ClassSearchDocument.match(keyword, in: cell, district: district).map { match in
             .hits("SELECT rowid AS key FROM class_search WHERE class_search MATCH \(match)", keyColumn: "c.rowid")
         }
     }
@@ -155,7 +155,7 @@ struct FTS5ClassIndex: ClassSearchIndex {
             match = keyword.needsVerification ? anywhere : "(\(anywhere)) NOT (\(inName))"
         }
         guard let district else { return match }
-        return "(\(match)) AND cells : \"\(ClassSearchDocument.districtToken(district))\""
+        return "(\(match)) AND \(ClassSearchDocument.inDistrict(district))"
     }
 
     /// The statement behind both reads of ``newest(_:nameOnly:district:columns:conditions:after:limit:enough:_:)``, for the

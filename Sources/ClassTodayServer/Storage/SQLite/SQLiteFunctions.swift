@@ -89,10 +89,17 @@ package enum ClassSearchDocument {
     }
 
     /// ``match(_:)`` restricted to listings stored in `cell` or, for cells finer than ``cellPrecisions``, in its
-    /// enclosing cell of the finest stored precision (callers keep the geohash range condition); nil for cells
-    /// coarser than ``cellPrecisions``.
-    static func match(_ keyword: SearchQuery, in cell: Geohash) -> String? {
-        cellToken(cell).map { match(keyword) + " AND cells : \"\($0)\"" }
+    /// enclosing cell of the finest stored precision (callers keep the geohash range condition), and to those of
+    /// `district` when there is one; nil for cells coarser than ``cellPrecisions``.
+    static func match(_ keyword: SearchQuery, in cell: Geohash, district: String? = nil) -> String? {
+        cellToken(cell).map { token in
+            match(keyword) + " AND cells : \"\(token)\"" + (district.map { " AND " + inDistrict($0) } ?? "")
+        }
+    }
+
+    /// An FTS5 expression selecting the listings of `district` (``districtToken(_:)``).
+    static func inDistrict(_ district: String) -> String {
+        "cells : \"\(districtToken(district))\""
     }
 
     /// The cell token that holds every listing stored in `cell` or, for cells finer than ``cellPrecisions``, in its

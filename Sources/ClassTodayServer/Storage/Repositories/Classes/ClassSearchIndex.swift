@@ -16,8 +16,9 @@ protocol ClassSearchIndex: Sendable {
     /// How a search statement over `classes c` selects the listings whose tokens hold `keyword`'s.
     func keyword(_ keyword: SearchQuery, withinRanges: Bool) -> KeywordClause
     /// What a nearest-first walk reads first of `cell` for a search with `keyword`: the cell's hits, from the keyword
-    /// index; nil when the index holds no token for the cell, whose listings the walk then reads by range.
-    func hits(in cell: Geohash, keyword: SearchQuery) -> CellCandidates?
+    /// index, those of `district` alone when the search names one; nil when the index holds no token for the cell,
+    /// whose listings the walk then reads by range.
+    func hits(in cell: Geohash, keyword: SearchQuery, district: String?) -> CellCandidates?
     /// What a nearest-first walk reads first of a cell it reads by its geohash range `range`: the range's listings, or
     /// those of `district` alone when the search names one.
     func candidates(in range: GeohashRange, district: String?) -> CellCandidates

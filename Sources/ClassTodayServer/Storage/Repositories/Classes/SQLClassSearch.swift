@@ -268,7 +268,11 @@ package struct SQLClassSearch {
     /// Whether the backend's counts say that `cell` holds over ``surelyCrowdedCell`` of the keyword's candidates
     /// (``ClassSearchIndex/estimatedCandidates(of:in:_:)``), so that the walk splits it without asking the index. On
     /// PostgreSQL, a GIN intersection saying a large cell is crowded cost 3-8 ms of a rare word's 20-35 (`@wyd` for
-    /// `jlpt` or `공업수학` within 50 km of Seoul), and the counts said so in memory.
+    /// `jlpt` or `공업수학` within 50 km of Seoul), and the counts said so in memory. Within a district the estimate is
+    /// the keyword's in the whole cell, as the counts cannot tell the district's share of a cell: splitting the cells
+    /// of a district ahead of the index kept `피아노` within 10 km of Sillim and `관악구` at 25-27 ms (38-45 asking the
+    /// index for every cell), though it splits cells outside the district in vain (`jlpt` and `강남구` within 50 km,
+    /// 78-79 ms against 41-42 asking).
     private func isSurelyCrowded(_ cell: Geohash, _ db: any SQLExecutor) async throws -> Bool {
         guard let keyword = search.keyword, let estimate = try await index.estimatedCandidates(of: keyword, in: cell, db) else { return false }
         return estimate > Double(Self.surelyCrowdedCell)
@@ -646,12 +650,12 @@ package struct SQLClassSearch {
     }
 
     /// The statement reading a walk's cell, and the keyword to confirm in Swift; nil when nothing can match. A cell
-    /// whose keyword hits the index holds (``ClassSearchIndex/hits(in:keyword:)``) gets a statement of its own; the
-    /// others share the walk's `rangeCells`, written for the first of them.
+    /// whose keyword hits the index holds (``ClassSearchIndex/hits(in:keyword:district:)``) gets a statement of its
+    /// own; the others share the walk's `rangeCells`, written for the first of them.
     private func cellStatement(
         _ cell: Geohash, limit: Int, rangeCells: inout RangeCellStatement?
     ) -> (SQLStatement, confirmedHere: SearchQuery?)? {
-        if let keyword = search.keyword, let hits = index.hits(in: cell, keyword: keyword) {
+        if let keyword = search.keyword, let hits = index.hits(in: cell, keyword: keyword, district: search.keywordLocation) {
             return cellStatement(hits, range: GeohashRange(cell: cell), limit: limit)
         }
         if rangeCells == nil { rangeCells = rangeCellStatement() }
