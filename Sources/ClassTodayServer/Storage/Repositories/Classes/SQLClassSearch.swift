@@ -270,9 +270,9 @@ package struct SQLClassSearch {
     /// PostgreSQL, a GIN intersection saying a large cell is crowded cost 3-8 ms of a rare word's 20-35 (`@wyd` for
     /// `jlpt` or `공업수학` within 50 km of Seoul), and the counts said so in memory. Within a district the estimate is
     /// the keyword's in the whole cell, as the counts cannot tell the district's share of a cell: splitting the cells
-    /// of a district ahead of the index kept `피아노` within 10 km of Sillim and `관악구` at 25-27 ms (38-45 asking the
+    /// of a district ahead of the index kept `피아노` within 10 km of Sillim and `관악구` at 25-28 ms (37-50 asking the
     /// index for every cell), though it splits cells outside the district in vain (`jlpt` and `강남구` within 50 km,
-    /// 78-79 ms against 41-42 asking).
+    /// 78-79 ms against 41-43 asking).
     private func isSurelyCrowded(_ cell: Geohash, _ db: any SQLExecutor) async throws -> Bool {
         guard let keyword = search.keyword, let estimate = try await index.estimatedCandidates(of: keyword, in: cell, db) else { return false }
         return estimate > Double(Self.surelyCrowdedCell)
@@ -537,10 +537,11 @@ package struct SQLClassSearch {
     /// distance without a keyword or a district. A keyword search walks cells, reading each cell's hits from the
     /// keyword index, and a district's walks its cells on the district's index: in the order of nearness, the listings
     /// of other districts nearer than the district's were each read and left out (`keywordLocation=관악구` within 5 km
-    /// of Seoul's city hall, 240 ms on 1,000,000 classes), and every listing of the circle for a district it does not
-    /// reach (0.8-1.0 s within 50 km).
+    /// of Seoul's city hall, 150-240 ms on 1,000,000 classes), and every listing of the circle for a district it does
+    /// not reach (0.8-1.4 s within 50 km).
     private var nearestOrder: NearestOrder? {
-        guard search.sort == .distance, search.keyword == nil, search.keywordLocation == nil, let circle = search.circle else { return nil }
+        guard search.sort == .distance, search.keyword == nil, search.keywordLocation == nil, let circle = search.circle
+        else { return nil }
         return index.nearestOrder(within: circle)
     }
 
@@ -665,7 +666,8 @@ package struct SQLClassSearch {
     /// The walk's statement for the cells it reads by geohash range, with marks for the range and the limit.
     private func rangeCellStatement() -> RangeCellStatement? {
         let range = GeohashRange(lower: RangeCellStatement.lowerMark, upper: RangeCellStatement.upperMark)
-        return cellStatement(index.candidates(in: range, district: search.keywordLocation), range: range, limit: RangeCellStatement.limitMark).map(RangeCellStatement.init)
+        let candidates = index.candidates(in: range, district: search.keywordLocation)
+        return cellStatement(candidates, range: range, limit: RangeCellStatement.limitMark).map(RangeCellStatement.init)
     }
 
     /// The statement reading the walk's cell `range` whose candidates are `candidates`: it first finds them, says in
