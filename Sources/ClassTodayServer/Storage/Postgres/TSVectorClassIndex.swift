@@ -134,6 +134,9 @@ struct TSVectorClassIndex: ClassSearchIndex {
 
     func rangeHint(district: String?) -> String { "" }
 
+    /// None: the planner reads a page by recency within an area on the recency index when the area's listings are many.
+    var newestWindowHint: String? { nil }
+
     /// The GiST index `classes_by_sphere` (migration 0016) over ``spherePoint``, a listing's point on the unit sphere in
     /// 3-D space: the straight-line distance between two such points (their chord) ascends with their great-circle
     /// distance, and the index reads the listings nearest a point first (`<->`), within the cube around it that holds

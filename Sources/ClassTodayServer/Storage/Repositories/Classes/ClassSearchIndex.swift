@@ -28,6 +28,10 @@ protocol ClassSearchIndex: Sendable {
     /// Placed after `classes c` in a search statement that geohash ranges drive (an index hint), or empty; `district`
     /// is the search's, which the statement reads within.
     func rangeHint(district: String?) -> String
+    /// Placed after `classes c` in a search statement that reads the newest listings of a circle or box on the recency
+    /// index before its geohash ranges, where the backend pins its range index (``rangeHint(district:)``) and would
+    /// otherwise read every listing of the area for a page by recency; nil where its planner chooses.
+    var newestWindowHint: String? { get }
     /// The backend's own index order of listings by nearness to `circle`'s centre, when it has one: a search by
     /// distance without a keyword or a district then reads its page in that order instead of walking cells. Nil walks.
     func nearestOrder(within circle: ClassSearch.Circle) -> NearestOrder?
