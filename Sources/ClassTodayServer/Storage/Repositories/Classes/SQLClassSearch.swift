@@ -736,7 +736,7 @@ package struct SQLClassSearch {
     /// the rest; nil when the backend reads no such window, or when the window holds fewer than `limit` of them: the
     /// area's listings are then few (or a filter leaves out most of them), and are read by its geohash ranges. Read by
     /// those ranges whatever their number, a page of a 10 km circle in Seoul took 0.9-1.5 s on SQLite (86 s cold; now
-    /// 1.5-1.9 ms) and of 50 km with `수학` over 100 s (now 16-26 ms), as every listing of the area was read, and read
+    /// 1.5-2.1 ms) and of 50 km with `수학` over 100 s (now 14-26 ms), as every listing of the area was read, and read
     /// again for each batch of a keyword's candidates.
     private func keysFromNewestWindow(_ db: any SQLExecutor, limit: Int) async throws -> [Key]? {
         guard search.sort == .recent, search.circle != nil || search.box != nil, let hint = index.newestWindowHint else { return nil }
