@@ -137,6 +137,9 @@ struct TSVectorClassIndex: ClassSearchIndex {
     /// None: the planner reads a page by recency within an area on the recency index when the area's listings are many.
     var newestWindowHint: String? { nil }
 
+    /// No: the planner reads an `OR` of ranges as one bitmap of index scans.
+    var joinsRanges: Bool { false }
+
     /// The GiST index `classes_by_sphere` (migration 0016) over ``spherePoint``, a listing's point on the unit sphere in
     /// 3-D space: the straight-line distance between two such points (their chord) ascends with their great-circle
     /// distance, and the index reads the listings nearest a point first (`<->`), within the cube around it that holds

@@ -114,6 +114,8 @@ struct FTS5ClassIndex: ClassSearchIndex {
     /// The recency index, newest first.
     var newestWindowHint: String? { "INDEXED BY classes_by_recent" }
 
+    var joinsRanges: Bool { true }
+
     /// FTS5 drives (`CROSS JOIN` keeps it the outer loop) and walks its doclist by rowid descending, which is newest
     /// first but for listings created in the same millisecond: ``newest(_:nameOnly:district:columns:conditions:after:limit:enough:_:)``
     /// puts those in id order. A district is a token of the `cells` column, intersected in the index.

@@ -917,7 +917,9 @@ package struct SQLClassSearch {
         ranges: [GeohashRange]?, limit: Int, after position: Position?, keyword clause: KeywordClause?,
         restriction: SQLStatement? = nil, gate: SQLStatement? = nil, window: SQLStatement? = nil, withText: Bool = false
     ) -> SQLStatement? {
-        guard let area = areaConditions(ranges: ranges) else { return nil }
+        // Several ranges are a table of bounds where the backend joins them (``ClassSearchIndex/joinsRanges``).
+        let rangeTable = ranges.flatMap { $0.count > 1 && index.joinsRanges ? $0 : nil }
+        guard let area = areaConditions(ranges: rangeTable == nil ? ranges : nil) else { return nil }
         var columns = keyColumns
         var conditions = filterConditions + area.conditions + (window.map { [$0] } ?? [])
         var outer: [SQLStatement] = []
@@ -952,8 +954,16 @@ package struct SQLClassSearch {
             }
         }
         let limitClause: SQLStatement = gate.map { "CASE WHEN \($0) THEN \(limit) ELSE 0 END" } ?? "\(limit)"
+        let listings: SQLStatement = if let rangeTable {
+            """
+            (VALUES \(rangeTable.map { "(\($0.lower), \($0.upper))" as SQLStatement }.joined(with: ", "))) r
+                JOIN classes c \(raw: hint) ON c.geohash >= r.column1 AND c.geohash < r.column2
+            """
+        } else {
+            "classes c \(raw: hint)"
+        }
         return """
-            SELECT * FROM (SELECT \(columns) FROM classes c \(raw: hint)
+            SELECT * FROM (SELECT \(columns) FROM \(listings)
                 WHERE \((["c.deleted_at IS NULL"] + conditions).joined(with: " AND "))) k
             WHERE \(outer.isEmpty ? "1 = 1" : outer.joined(with: " AND "))
             ORDER BY \(raw: key)\(raw: direction), k.id \(raw: dialect.byteOrder)\(raw: direction) LIMIT \(limitClause)
