@@ -124,6 +124,11 @@ public struct SearchBenchmark: Sendable {
 
         /// How many of each keyword row's queries the report names.
         static let reported = 3
+
+        /// The ``reported`` slowest of `queries`, slowest first.
+        static func slowest(of queries: [SlowQuery]) -> [SlowQuery] {
+            Array(queries.sorted { $0.slower > $1.slower }.prefix(reported))
+        }
     }
 
     /// A family of query kinds, to run part of the report.
@@ -352,7 +357,7 @@ public struct SearchBenchmark: Sendable {
         }
         return Row(kind: label, indexed: indexed,
                    candidatesPerResult: Double(candidates) / Double(max(results, 1)), fullScan: fullScan, rtree: nil,
-                   postgres: postgresSample, slowest: Array(queries.sorted { $0.slower > $1.slower }.prefix(SlowQuery.reported)))
+                   postgres: postgresSample, slowest: SlowQuery.slowest(of: queries))
     }
 
     /// Circles of `radius` around `centers`, each within the district of the same index, nearest first; the candidates
@@ -374,7 +379,7 @@ public struct SearchBenchmark: Sendable {
                                      sqlite: indexed.milliseconds.last ?? .nan, postgres: postgresSample?.search.milliseconds.last))
         }
         return Row(kind: label, indexed: indexed, candidatesPerResult: Double(candidates) / Double(max(results, 1)), fullScan: LatencySample(),
-                   rtree: nil, postgres: postgresSample, slowest: Array(queries.sorted { $0.slower > $1.slower }.prefix(SlowQuery.reported)))
+                   rtree: nil, postgres: postgresSample, slowest: SlowQuery.slowest(of: queries))
     }
 
     private func countRows(in ranges: [GeohashRange]) async throws -> Int {

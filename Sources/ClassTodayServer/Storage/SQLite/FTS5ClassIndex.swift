@@ -114,6 +114,7 @@ struct FTS5ClassIndex: ClassSearchIndex {
     /// The recency index, newest first.
     var newestWindowHint: String? { "INDEXED BY classes_by_recent" }
 
+    /// Yes: SQLite plans an `OR` of many ranges as a scan of the whole pinned index.
     var joinsRanges: Bool { true }
 
     /// FTS5 drives (`CROSS JOIN` keeps it the outer loop) and walks its doclist by rowid descending, which is newest

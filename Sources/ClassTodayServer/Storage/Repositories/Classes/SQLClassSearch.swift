@@ -747,8 +747,14 @@ package struct SQLClassSearch {
             ORDER BY c.created_at DESC LIMIT 1 OFFSET \(newestWindow - 1)
             """)?["created_at"]
         // Without a floor the window is every listing after the cursor, and what it holds is the page.
-        let found = try await keys(db, ranges: nil, limit: limit, window: floor.map { "c.created_at >= \($0)" } ?? "1 = 1")
+        let found = try await keys(db, ranges: nil, limit: limit, window: NewestWindow(floor: floor))
         return floor == nil || found.count >= limit ? found : nil
+    }
+
+    /// A read of the newest listings on the backend's recency index (``ClassSearchIndex/newestWindowHint``): those
+    /// created at `floor` or after, or every one when there is no floor.
+    private struct NewestWindow {
+        let floor: Int64?
     }
 
     /// How many of the newest listings ``keysFromNewestWindow(_:limit:)`` checks: a fifth of ``confirming``, 4,000 by
@@ -758,7 +764,7 @@ package struct SQLClassSearch {
 
     /// Up to `limit` keys of the candidates in `ranges` (all listings when nil) that satisfy everything, after the
     /// cursor, in sort order; with `window`, of the newest listings it selects, read on the backend's recency index.
-    private func keys(_ db: any SQLExecutor, ranges: [GeohashRange]?, limit: Int, window: SQLStatement? = nil) async throws -> [Key] {
+    private func keys(_ db: any SQLExecutor, ranges: [GeohashRange]?, limit: Int, window: NewestWindow? = nil) async throws -> [Key] {
         let clause = search.keyword.map { index.keyword($0, withinRanges: ranges != nil) }
         let confirmedHere = confirmedHere(clause, restricted: false)
         var keys: [Key] = []
@@ -911,19 +917,25 @@ package struct SQLClassSearch {
     /// sort order; nil when nothing can match. `restriction` replaces the keyword's index condition (a cell's hits,
     /// ``CellCandidates/restriction``); without `gate`, a condition on no listing, the statement's `LIMIT` is 0, which
     /// both backends check before reading a row; `withText` selects name and description instead of confirming a
-    /// keyword in SQL; `window`, a condition selecting the newest listings, reads them on the backend's recency index
-    /// (``ClassSearchIndex/newestWindowHint``).
+    /// keyword in SQL; `window` reads the newest listings on the backend's recency index instead of `ranges`.
     private func statement(
         ranges: [GeohashRange]?, limit: Int, after position: Position?, keyword clause: KeywordClause?,
-        restriction: SQLStatement? = nil, gate: SQLStatement? = nil, window: SQLStatement? = nil, withText: Bool = false
+        restriction: SQLStatement? = nil, gate: SQLStatement? = nil, window: NewestWindow? = nil, withText: Bool = false
     ) -> SQLStatement? {
         // Several ranges are a table of bounds where the backend joins them (``ClassSearchIndex/joinsRanges``).
         let rangeTable = ranges.flatMap { $0.count > 1 && index.joinsRanges ? $0 : nil }
         guard let area = areaConditions(ranges: rangeTable == nil ? ranges : nil) else { return nil }
         var columns = keyColumns
-        var conditions = filterConditions + area.conditions + (window.map { [$0] } ?? [])
+        var conditions = filterConditions + area.conditions
+        if let floor = window?.floor { conditions.append("c.created_at >= \(floor)") }
         var outer: [SQLStatement] = []
-        var hint = window != nil ? index.newestWindowHint ?? "" : ranges == nil ? "" : index.rangeHint(district: search.keywordLocation)
+        var hint = if window != nil {
+            index.newestWindowHint ?? ""
+        } else if ranges != nil {
+            index.rangeHint(district: search.keywordLocation)
+        } else {
+            ""
+        }
         if let distance = area.distance {
             columns.append(", \(distance) AS distance")
             outer.append("k.distance <= \(area.radius)")
