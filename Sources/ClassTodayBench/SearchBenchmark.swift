@@ -229,7 +229,7 @@ public struct SearchBenchmark: Sendable {
 
     private func circleRow(radius: Double, centers: [GeoPoint], peers: Peers?) async throws -> Row {
         var indexed = LatencySample(), fullScan = LatencySample(), rtree = LatencySample()
-        var postgresSample = postgres.map { PostgresSample(store: $0, limit: options.limit, logger: logger) }
+        var postgresSample = postgres.map { PostgresSample(store: $0, sqlite: store.database, limit: options.limit, logger: logger) }
         var peerSample = peers.map { PeerSample(peers: $0, limit: options.limit, logger: logger) }
         var candidates = 0, results = 0
         var walked = LatencySample(), fromPoints = LatencySample(), walkedDiffering = 0
@@ -319,7 +319,7 @@ public struct SearchBenchmark: Sendable {
 
     private func keywordRow(_ label: String, keywords: [String], scope: KeywordScope) async throws -> Row {
         var indexed = LatencySample(), fullScan = LatencySample()
-        var postgresSample = postgres.map { PostgresSample(store: $0, limit: options.limit, logger: logger) }
+        var postgresSample = postgres.map { PostgresSample(store: $0, sqlite: store.database, limit: options.limit, logger: logger) }
         var candidates = 0, results = 0
         var queries: [SlowQuery] = []
         for index in 0..<options.queries {
@@ -364,7 +364,7 @@ public struct SearchBenchmark: Sendable {
     /// per result are the listings of the geohash ranges the walks read.
     private func districtRow(_ label: String, radius: Double, centers: [GeoPoint], districts: [String]) async throws -> Row {
         var indexed = LatencySample()
-        var postgresSample = postgres.map { PostgresSample(store: $0, limit: options.limit, logger: logger) }
+        var postgresSample = postgres.map { PostgresSample(store: $0, sqlite: store.database, limit: options.limit, logger: logger) }
         var candidates = 0, results = 0
         var queries: [SlowQuery] = []
         for (center, district) in zip(centers, districts) {
