@@ -20,8 +20,9 @@ public final class PostgresStore: Service, Sendable {
             host: endpoint.host, port: endpoint.port, username: endpoint.user, password: endpoint.password,
             database: endpoint.database, tls: try endpoint.clientTLS())
         // A pool of a fixed size: a connection given back to a pool above its minimum starts a timer task there (its
-        // idle timeout), which the next lease cancels, waking other threads for every lease (each statement
-        // outside a transaction, each transaction): a circle page on PostgreSQL took 0.96-1.06 ms in-process with them, 0.85-0.99 without.
+        // idle timeout), which the next lease cancels, waking other threads at every lease (a statement outside a
+        // transaction, or a transaction): a circle page on PostgreSQL took 0.96-1.06 ms in-process with it, 0.85-0.99
+        // without.
         configuration.options.minimumConnections = endpoint.poolSize
         configuration.options.maximumConnections = endpoint.poolSize
         // The planner prices a search statement's unread branches (a crowded cell's read, gated off by its LIMIT) in
