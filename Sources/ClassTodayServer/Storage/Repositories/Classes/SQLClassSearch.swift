@@ -87,8 +87,9 @@ package struct SQLClassSearch {
             plannedSearch.search.keyword = planned
             return try await plannedSearch.run(db)
         }
-        if let order = nearestOrder, let circle = search.circle, let page = try await pageByIndex(db, order: order, circle: circle) {
-            return page
+        if let order = nearestOrder, let circle = search.circle {
+            let reach = filtersOnlyByStatusAndType ? nil : Reach(listings: filteredReach, keyword: nil)
+            if let page = try await pageByIndex(db, order: order, circle: circle, reach: reach) { return page }
         }
         if search.sort == .distance, let circle = search.circle, let page = try await commonKeywordPageByIndex(db, circle: circle) {
             return page
@@ -549,7 +550,7 @@ package struct SQLClassSearch {
         return index.nearestOrder(within: circle)
     }
 
-    /// A nearest-first page of a keyword's hits read in the index's order, as ``pageByIndex(_:order:circle:keyword:)``
+    /// A nearest-first page of a keyword's hits read in the index's order, as ``pageByIndex(_:order:circle:reach:)``
     /// reads one, when the index finds the keyword common enough (``ClassSearchIndex/nearestReach(of:wanted:_:)``) and
     /// no filter but status and type narrows the hits; nil otherwise, or when the read reached its most listings before
     /// the page settled: the walk reads the page then.
@@ -557,24 +558,26 @@ package struct SQLClassSearch {
         guard let keyword = search.keyword, filtersOnlyByStatusAndType, let order = index.nearestOrder(within: circle),
               let reach = try await index.nearestReach(of: keyword, wanted: firstNearestLimit, db)
         else { return nil }
-        return try await pageByIndex(db, order: order, circle: circle, keyword: (index.keyword(keyword, withinRanges: false), reach))
+        return try await pageByIndex(db, order: order, circle: circle, reach: Reach(listings: reach, keyword: index.keyword(keyword, withinRanges: false)))
     }
 
     /// A nearest-first page read in the index's order (``ClassSearchIndex/nearestOrder(within:)``), keys and listings in
-    /// one statement (``nearestStatement(_:limit:after:keyword:)``). Each listing's distance is computed here from its
+    /// one statement (``nearestStatement(_:limit:after:reach:)``). Each listing's distance is computed here from its
     /// position, as the in-memory walk does, and the listings beyond the radius (the index reads a cube around the
     /// circle) are left out. The order ascends with the distance to within ``NearestOrder/margin``: no listing after the
     /// last one read is nearer than that one's distance less the margin, so the page is final once the page's listings
     /// are all nearer than that, or it is beyond the radius. The statement reads one listing more than the page wants
     /// for this; when that does not settle the page, it is read again with four times the limit, each read whole in
-    /// itself. With a `keyword`, the statement checks the nearest listings for its condition, `reach` of them at most:
-    /// then a read that settles no page, or finds fewer hits than its limit, returns nil.
+    /// itself. With a `reach`, the statement checks the nearest listings for its keyword's condition or the search's
+    /// filters, `reach.listings` of them at most: then a keyword's read that settles no page, or finds fewer hits than
+    /// its limit, returns nil, and a filtered read that finds fewer ends the page where its reach ended
+    /// (``pageEndingAtReach(_:order:circle:keys:views:)``).
     private func pageByIndex(
-        _ db: any SQLExecutor, order: NearestOrder, circle: ClassSearch.Circle, keyword: (clause: KeywordClause, reach: Int)? = nil
+        _ db: any SQLExecutor, order: NearestOrder, circle: ClassSearch.Circle, reach: Reach? = nil
     ) async throws -> Page<ClassView>? {
         var limit = firstNearestLimit
         while true {
-            guard let statement = nearestStatement(order, limit: limit, after: startPosition, keyword: keyword) else {
+            guard let statement = nearestStatement(order, limit: limit, after: startPosition, reach: reach) else {
                 return Page(items: [], nextCursor: nil)
             }
             let views = try await db.rows(statement).map(ClassView.init(row:))
@@ -584,10 +587,13 @@ package struct SQLClassSearch {
             var keys = NearestFirstPage<Key, String>(wanted: page.limit + 1, distance: { $0.distance ?? 0 }, id: { $0.id })
             keys.add(read.filter { isOnPage($0, within: circle) })
             // A statement that read fewer listings than its limit read every one left, unless its reach cut it short.
-            if views.count < limit, keyword != nil { return nil }
+            if views.count < limit, let reach {
+                if reach.keyword != nil { return nil }
+                return try await pageEndingAtReach(db, order: order, circle: circle, keys: keys, views: views)
+            }
             if views.count == limit, let floor = read.last?.distance.map({ $0 - NearestOrder.margin }), floor <= circle.radius,
                !keys.settle(before: floor) {
-                if keyword != nil { return nil }
+                if reach?.keyword != nil { return nil }
                 limit *= 4
                 continue
             }
@@ -595,34 +601,66 @@ package struct SQLClassSearch {
         }
     }
 
-    /// The statement of ``pageByIndex(_:order:circle:keyword:)``: up to `limit` listings in the index's order, from about
+    /// The page of a filtered read in the index's order (``pageByIndex(_:order:circle:reach:)``) whose matches, `keys`
+    /// of `views`, were fewer than its limit: final when the reach went past the circle or past the last listing;
+    /// else the matches nearer than where the reach ended, less the order's margin, with that distance as its cursor
+    /// (every listing nearer was read), from which the next page reads on. Nil when that distance does not pass the
+    /// page's cursor (more listings than the reach at about one distance): the walk reads the page then.
+    private func pageEndingAtReach(
+        _ db: any SQLExecutor, order: NearestOrder, circle: ClassSearch.Circle, keys: NearestFirstPage<Key, String>, views: [ClassView]
+    ) async throws -> Page<ClassView>? {
+        var keys = keys
+        guard let statement = reachEndStatement(order, after: startPosition) else { return page(of: keys.finish(), views: views) }
+        let end = try await db.rows(statement).first.map { row in
+            Haversine.distance(GeoPoint(lat: try row["lat"], lon: try row["lon"]), circle.center)
+        }
+        guard let floor = try end.map({ $0 - NearestOrder.margin }), floor <= circle.radius else {
+            return page(of: keys.finish(), views: views)
+        }
+        guard floor > startPosition?.value.double ?? -.infinity else { return nil }
+        _ = keys.settle(before: floor)
+        return page(of: keys.settledItems, views: views, resumingAfter: Key(id: "", distance: floor))
+    }
+
+    /// How far ``nearestStatement(_:limit:after:reach:)`` reads in the index's order, and what it checks of those
+    /// listings outside that bound: a common keyword's condition (``commonKeywordPageByIndex(_:circle:)``), or the
+    /// search's filters beyond status and type and its box, which may leave out most listings.
+    private struct Reach {
+        /// The most listings read in the index's order.
+        let listings: Int
+        /// The keyword whose condition is checked; nil when the filters are.
+        let keyword: KeywordClause?
+    }
+
+    /// How many listings a nearest-first page with filters beyond status and type reads in the index's order at most:
+    /// the budget (``confirming``; 64 at least). Unbounded, a page few listings pass read the circle's listings until it
+    /// filled, `subjects=major&targets=senior&days=sun&maxPrice=5000` within 50 km of Seoul's city hall 650-760 ms on a
+    /// million; a tenth of the budget bounded that page at 11-14 ms, but `minPrice=100000` within 3 km, whose page of 20
+    /// took 42-65 ms, then came one listing a page.
+    private var filteredReach: Int { max(confirming, 64) }
+
+    /// The statement of ``pageByIndex(_:order:circle:reach:)``: up to `limit` listings in the index's order, from about
     /// the distance of the cursor's `position` on, as the viewer sees them
     /// (``ClassViewQuery/select(viewerId:_:from:extraColumns:join:where:orderBy:limit:moderated:)``, over the listings
-    /// the index read, whose whole rows it selects); nil when nothing can match. With a `keyword`, those of the `reach`
-    /// nearest listings that satisfy its condition: a limit inside, which PostgreSQL reads in the index's order, and the
-    /// keyword outside, which it cannot then read from the keyword index instead. It is repeated
-    /// (``SQLStatement/isRepeated``): PostgreSQL parses it once per connection and keeps a plan for any values, where
-    /// parsing and planning it for its values took longer than running it.
-    private func nearestStatement(
-        _ order: NearestOrder, limit: Int, after position: Position?, keyword: (clause: KeywordClause, reach: Int)? = nil
-    ) -> SQLStatement? {
-        guard let area = areaConditions(ranges: nil) else { return nil }
-        var conditions = ["c.deleted_at IS NULL", order.within] + filterConditions + area.conditions
-        // The viewer's blocks are left out here, not in Swift (``blockedWriters``).
-        if let viewerId { conditions.append("NOT \(BlockSQL.between("\(viewerId)", "c.writer_id"))") }
-        if let position {
-            // Numbers sort before text: nothing follows a text key ascending.
-            guard let distance = position.value.double else { return nil }
-            conditions.append(order.atLeast(distance - NearestOrder.margin))
-        }
+    /// the index read, whose whole rows it selects); nil when nothing can match. With a `reach`, those of the
+    /// `reach.listings` nearest listings that satisfy its keyword's condition or the search's filters: a limit inside,
+    /// which PostgreSQL reads in the index's order, and the condition outside, which it cannot then read from another
+    /// index instead. It is repeated (``SQLStatement/isRepeated``): PostgreSQL parses it once per connection and keeps a
+    /// plan for any values, where parsing and planning it for its values took longer than running it.
+    private func nearestStatement(_ order: NearestOrder, limit: Int, after position: Position?, reach: Reach? = nil) -> SQLStatement? {
+        let filtersOutside = reach != nil && reach?.keyword == nil
+        guard let area = areaConditions(ranges: nil),
+              let conditions = nearestConditions(order, area: area, after: position, filtersOutside: filtersOutside)
+        else { return nil }
         // The limits are written in the text, not bound: planning for a bound limit, PostgreSQL takes it for a tenth of
         // the rows and prices its one plan for any values far above a plan for the values, so it planned every page
         // anew (0.4-0.6 ms of a 2 ms page); with the limit written, it keeps one plan after the fifth page.
-        let keys: SQLStatement = if let keyword {
+        let keys: SQLStatement = if let reach {
             """
             SELECT \(raw: ClassViewQuery.listingColumns), c.deleted_at FROM (SELECT c.*, \(order.nearness) AS nearness FROM classes c
-                WHERE \(conditions.joined(with: " AND ")) ORDER BY nearness LIMIT \(raw: "\(keyword.reach)")) c
-            WHERE \(keyword.clause.condition) ORDER BY c.nearness LIMIT \(raw: "\(limit)")
+                WHERE \(conditions.joined(with: " AND ")) ORDER BY nearness LIMIT \(raw: "\(reach.listings)")) c
+            WHERE \(reach.keyword?.condition ?? (selectiveConditions + area.conditions).joined(with: " AND "))
+            ORDER BY c.nearness LIMIT \(raw: "\(limit)")
             """
         } else {
             """
@@ -636,7 +674,41 @@ package struct SQLClassSearch {
         return statement
     }
 
-    /// How many listings ``pageByIndex(_:order:circle:keyword:)`` reads first: the page, its extra key that says there is
+    /// The conditions of a nearest statement's read in the index's order, after the cursor's `position`; nil when
+    /// nothing can match. Without `filtersOutside`, all the search's filters and its `area`; with it, status, type and
+    /// moderation only, and not the cube around the circle either: with it, the planner sorted the cube's listings
+    /// for a reach of thousands (105 ms for 2 km in Seoul) instead of reading the index in its order (4.5 ms).
+    private func nearestConditions(
+        _ order: NearestOrder, area: AreaConditions, after position: Position?, filtersOutside: Bool
+    ) -> [SQLStatement]? {
+        var conditions: [SQLStatement] = filtersOutside
+            ? ["c.deleted_at IS NULL", "c.lat IS NOT NULL"] + statusConditions
+            : ["c.deleted_at IS NULL", order.within] + filterConditions + area.conditions
+        // The viewer's blocks are left out here, not in Swift (``blockedWriters``).
+        if let viewerId { conditions.append("NOT \(BlockSQL.between("\(viewerId)", "c.writer_id"))") }
+        if let position {
+            // Numbers sort before text: nothing follows a text key ascending.
+            guard let distance = position.value.double else { return nil }
+            conditions.append(order.atLeast(distance - NearestOrder.margin))
+        }
+        return conditions
+    }
+
+    /// The place of the last listing a filtered reach read (``Reach``, without a keyword), the ``filteredReach``-th in
+    /// the index's order after the cursor's `position`: no row when there are fewer; nil when nothing can match.
+    private func reachEndStatement(_ order: NearestOrder, after position: Position?) -> SQLStatement? {
+        guard let area = areaConditions(ranges: nil),
+              let conditions = nearestConditions(order, area: area, after: position, filtersOutside: true)
+        else { return nil }
+        var statement: SQLStatement = """
+            SELECT c.lat, c.lon FROM classes c WHERE \(conditions.joined(with: " AND "))
+            ORDER BY \(order.nearness) OFFSET \(raw: "\(filteredReach - 1)") LIMIT 1
+            """
+        statement.isRepeated = true
+        return statement
+    }
+
+    /// How many listings ``pageByIndex(_:order:circle:reach:)`` reads first: the page, its extra key that says there is
     /// more, and one listing farther than both that settles them.
     private var firstNearestLimit: Int { page.limit + 2 }
 
@@ -983,10 +1055,19 @@ package struct SQLClassSearch {
     }
 
     /// The conditions of the search's plain column filters (status, type, district, masks, price).
-    private var filterConditions: [SQLStatement] {
+    private var filterConditions: [SQLStatement] { statusConditions + selectiveConditions }
+
+    /// The filters most listings pass: visible, and of the status and type asked.
+    private var statusConditions: [SQLStatement] {
         var conditions: [SQLStatement] = [ClassModeration.visible(at: Date())]
         if let status = search.status { conditions.append("c.status = \(status.rawValue)") }
         if let type = search.type { conditions.append("c.type = \(type.rawValue)") }
+        return conditions
+    }
+
+    /// The filters that may leave out most listings: district, subjects, targets, days and prices.
+    private var selectiveConditions: [SQLStatement] {
+        var conditions: [SQLStatement] = []
         if let district = search.keywordLocation { conditions.append("c.keyword_location = \(district)") }
         for (column, mask) in [("subjects_mask", search.subjects.map(BitMask.of)), ("targets_mask", search.targets.map(BitMask.of)),
                                ("days_mask", search.days.map(BitMask.of))] {
