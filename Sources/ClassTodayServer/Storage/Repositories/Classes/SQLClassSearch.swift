@@ -73,10 +73,11 @@ package struct SQLClassSearch {
     private var ordering: String { search.sort.rawValue }
 
     /// Runs the search on `database`: in one snapshot (``SQLDatabase/read(_:)``), unless the backend's index reads the
-    /// page in its order (``nearestOrder``), whose page is one statement, listings and all, and needs no snapshot of its
-    /// own.
+    /// page in its order (``nearestOrder``) with no filter but status and type, whose page is one statement, listings
+    /// and all, and needs no snapshot of its own. A filtered page may ask where its reach ended in a second statement,
+    /// which must see the listings the first read.
     package func run(on database: any SQLDatabase) async throws -> Page<ClassView> {
-        if nearestOrder != nil { return try await run(database) }
+        if nearestOrder != nil, filtersOnlyByStatusAndType { return try await run(database) }
         return try await database.read { db in try await run(db) }
     }
 
