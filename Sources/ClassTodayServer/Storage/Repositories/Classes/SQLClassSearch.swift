@@ -559,7 +559,8 @@ package struct SQLClassSearch {
         guard let keyword = search.keyword, filtersOnlyByStatusAndType, let order = index.nearestOrder(within: circle),
               let reach = try await index.nearestReach(of: keyword, wanted: firstNearestLimit, db)
         else { return nil }
-        return try await pageByIndex(db, order: order, circle: circle, reach: Reach(listings: reach, keyword: index.keyword(keyword, withinRanges: false)))
+        let clause = index.keyword(keyword, withinRanges: false)
+        return try await pageByIndex(db, order: order, circle: circle, reach: Reach(listings: reach, keyword: clause))
     }
 
     /// A nearest-first page read in the index's order (``ClassSearchIndex/nearestOrder(within:)``), keys and listings in
