@@ -321,7 +321,7 @@ struct PostgresSearchTests {
         }
     }
 
-    @Test("a run of initials almost nothing matches ends a page after its budget of candidates confirmed or examined, by relevance and nearest first: pages come short, and walking their cursors gives brute force; so does a price few listings ask, read in the sphere index's order no farther than a tenth of the budget; a district a circle barely holds is walked on its own listings and its pages stay full; with a keyword all the listings hold, the statistics split cells outside it and its pages come short")
+    @Test("a run of initials almost nothing matches ends a page after its budget of candidates confirmed or examined, by relevance and nearest first: pages come short, and walking their cursors gives brute force; so does a price few listings ask, read in the sphere index's order no farther than the budget; a district a circle barely holds is walked on its own listings and its pages stay full; with a keyword all the listings hold, the statistics split cells outside it and its pages come short")
     func confirmationBudget() async throws {
         // The matches alone ask 200,000 or more, so that a price filter selects them as the run of initials does.
         let (store, repository, listings) = try await Self.storeHolding(writers: 5, seed: 14) { writers, random in

@@ -77,7 +77,7 @@ package struct SQLClassSearch {
     /// and all, and needs no snapshot of its own. A filtered page may ask where its reach ended in a second statement,
     /// which must see the listings the first read.
     package func run(on database: any SQLDatabase) async throws -> Page<ClassView> {
-        if nearestOrder != nil, filtersOnlyByStatusAndType { return try await run(database) }
+        if nearestOrder != nil, filteredReach == nil { return try await run(database) }
         return try await database.read { db in try await run(db) }
     }
 
@@ -88,9 +88,9 @@ package struct SQLClassSearch {
             plannedSearch.search.keyword = planned
             return try await plannedSearch.run(db)
         }
-        if let order = nearestOrder, let circle = search.circle {
-            let reach = filtersOnlyByStatusAndType ? nil : Reach(listings: filteredReach, keyword: nil)
-            if let page = try await pageByIndex(db, order: order, circle: circle, reach: reach) { return page }
+        if let order = nearestOrder, let circle = search.circle,
+           let page = try await pageByIndex(db, order: order, circle: circle, reach: filteredReach) {
+            return page
         }
         if search.sort == .distance, let circle = search.circle, let page = try await commonKeywordPageByIndex(db, circle: circle) {
             return page
@@ -573,7 +573,7 @@ package struct SQLClassSearch {
     /// itself. With a `reach`, the statement checks the nearest listings for its keyword's condition or the search's
     /// filters, `reach.listings` of them at most: then a keyword's read that settles no page, or finds fewer hits than
     /// its limit, returns nil, and a filtered read that finds fewer ends the page where its reach ended
-    /// (``pageEndingAtReach(_:order:circle:keys:views:)``).
+    /// (``pageEndingAtReach(_:order:circle:reach:keys:views:)``).
     private func pageByIndex(
         _ db: any SQLExecutor, order: NearestOrder, circle: ClassSearch.Circle, reach: Reach? = nil
     ) async throws -> Page<ClassView>? {
@@ -591,7 +591,7 @@ package struct SQLClassSearch {
             // A statement that read fewer listings than its limit read every one left, unless its reach cut it short.
             if views.count < limit, let reach {
                 if reach.keyword != nil { return nil }
-                return try await pageEndingAtReach(db, order: order, circle: circle, keys: keys, views: views)
+                return try await pageEndingAtReach(db, order: order, circle: circle, reach: reach, keys: keys, views: views)
             }
             if views.count == limit, let floor = read.last?.distance.map({ $0 - NearestOrder.margin }), floor <= circle.radius,
                !keys.settle(before: floor) {
@@ -603,16 +603,17 @@ package struct SQLClassSearch {
         }
     }
 
-    /// The page of a filtered read in the index's order (``pageByIndex(_:order:circle:reach:)``) whose matches, `keys`
-    /// of `views`, were fewer than its limit: final when the reach went past the circle or past the last listing;
-    /// else the matches nearer than where the reach ended, less the order's margin, with that distance as its cursor
-    /// (every listing nearer was read), from which the next page reads on. Nil when that distance does not pass the
-    /// page's cursor (more listings than the reach at about one distance): the walk reads the page then.
+    /// The page of a filtered read in the index's order (``pageByIndex(_:order:circle:reach:)``) within `reach`, whose
+    /// matches, `keys` of `views`, were fewer than its limit: final when the reach went past the circle or past the
+    /// last listing; else the matches nearer than where the reach ended, less the order's margin, with that distance
+    /// as its cursor (every listing nearer was read), from which the next page reads on. Nil when that distance does
+    /// not pass the page's cursor (more listings than the reach at about one distance): the walk reads the page then.
     private func pageEndingAtReach(
-        _ db: any SQLExecutor, order: NearestOrder, circle: ClassSearch.Circle, keys: NearestFirstPage<Key, String>, views: [ClassView]
+        _ db: any SQLExecutor, order: NearestOrder, circle: ClassSearch.Circle, reach: Reach, keys: NearestFirstPage<Key, String>,
+        views: [ClassView]
     ) async throws -> Page<ClassView>? {
         var keys = keys
-        guard let statement = reachEndStatement(order, after: startPosition) else { return page(of: keys.finish(), views: views) }
+        guard let statement = reachEndStatement(order, reach: reach, after: startPosition) else { return page(of: keys.finish(), views: views) }
         let end = try await db.rows(statement).first.map { row in
             Haversine.distance(GeoPoint(lat: try row["lat"], lon: try row["lon"]), circle.center)
         }
@@ -634,12 +635,13 @@ package struct SQLClassSearch {
         let keyword: KeywordClause?
     }
 
-    /// How many listings a nearest-first page with filters beyond status and type reads in the index's order at most:
-    /// the budget (``confirming``; 64 at least). Unbounded, a page few listings pass read the circle's listings until it
-    /// filled, `subjects=major&targets=senior&days=sun&maxPrice=5000` within 50 km of Seoul's city hall 650-760 ms on a
-    /// million; a tenth of the budget bounded that page at 11-14 ms, but `minPrice=100000` within 3 km, whose page of 20
-    /// took 42-65 ms, then came one listing a page.
-    private var filteredReach: Int { max(confirming, 64) }
+    /// The bound of a nearest-first page with filters beyond status and type, read in the index's order, the filters
+    /// checked outside it; nil without such filters. It reads the budget's number of listings at most (``confirming``;
+    /// 64 at least). Unbounded, a page few listings pass read the circle's listings until it filled,
+    /// `subjects=major&targets=senior&days=sun&maxPrice=5000` within 50 km of Seoul's city hall 650-760 ms on a
+    /// million; a tenth of the budget bounded that page at 11-14 ms, but `minPrice=100000` within 3 km, whose page of
+    /// 20 took 42-65 ms, then came one listing a page.
+    private var filteredReach: Reach? { filtersOnlyByStatusAndType ? nil : Reach(listings: max(confirming, 64), keyword: nil) }
 
     /// The statement of ``pageByIndex(_:order:circle:reach:)``: up to `limit` listings in the index's order, from about
     /// the distance of the cursor's `position` on, as the viewer sees them
@@ -651,9 +653,9 @@ package struct SQLClassSearch {
     /// plan for any values, where parsing and planning it for its values took longer than running it.
     private func nearestStatement(_ order: NearestOrder, limit: Int, after position: Position?, reach: Reach? = nil) -> SQLStatement? {
         let filtersOutside = reach != nil && reach?.keyword == nil
-        guard let area = areaConditions(ranges: nil),
-              let conditions = nearestConditions(order, area: area, after: position, filtersOutside: filtersOutside)
-        else { return nil }
+        guard let area = areaConditions(ranges: nil) else { return nil }
+        let read = filtersOutside ? reachReadConditions : [order.within] + filterConditions + area.conditions
+        guard let conditions = nearestConditions(order, reading: read, after: position) else { return nil }
         // The limits are written in the text, not bound: planning for a bound limit, PostgreSQL takes it for a tenth of
         // the rows and prices its one plan for any values far above a plan for the values, so it planned every page
         // anew (0.4-0.6 ms of a 2 ms page); with the limit written, it keeps one plan after the fifth page.
@@ -676,16 +678,10 @@ package struct SQLClassSearch {
         return statement
     }
 
-    /// The conditions of a nearest statement's read in the index's order, after the cursor's `position`; nil when
-    /// nothing can match. Without `filtersOutside`, all the search's filters and its `area`; with it, status, type and
-    /// moderation only, and not the cube around the circle either: with it, the planner sorted the cube's listings
-    /// for a reach of thousands (105 ms for 2 km in Seoul) instead of reading the index in its order (4.5 ms).
-    private func nearestConditions(
-        _ order: NearestOrder, area: AreaConditions, after position: Position?, filtersOutside: Bool
-    ) -> [SQLStatement]? {
-        var conditions: [SQLStatement] = filtersOutside
-            ? ["c.deleted_at IS NULL", "c.lat IS NOT NULL"] + statusConditions
-            : ["c.deleted_at IS NULL", order.within] + filterConditions + area.conditions
+    /// The conditions of a nearest statement's read in the index's order: listings not deleted that satisfy `filters`,
+    /// as the viewer may see them, after the cursor's `position`; nil when nothing can match.
+    private func nearestConditions(_ order: NearestOrder, reading filters: [SQLStatement], after position: Position?) -> [SQLStatement]? {
+        var conditions: [SQLStatement] = ["c.deleted_at IS NULL"] + filters
         // The viewer's blocks are left out here, not in Swift (``blockedWriters``).
         if let viewerId { conditions.append("NOT \(BlockSQL.between("\(viewerId)", "c.writer_id"))") }
         if let position {
@@ -696,15 +692,18 @@ package struct SQLClassSearch {
         return conditions
     }
 
-    /// The place of the last listing a filtered reach read (``Reach``, without a keyword), the ``filteredReach``-th in
-    /// the index's order after the cursor's `position`: no row when there are fewer; nil when nothing can match.
-    private func reachEndStatement(_ order: NearestOrder, after position: Position?) -> SQLStatement? {
-        guard let area = areaConditions(ranges: nil),
-              let conditions = nearestConditions(order, area: area, after: position, filtersOutside: true)
-        else { return nil }
+    /// What a filtered reach's read (``filteredReach``) checks itself: status, type and moderation, and not the cube
+    /// around the circle: with it, the planner sorted the cube's listings for a reach of thousands (105 ms for 2 km in
+    /// Seoul) instead of reading the index in its order (4.5 ms).
+    private var reachReadConditions: [SQLStatement] { ["c.lat IS NOT NULL"] + statusConditions }
+
+    /// The place of the last listing a filtered `reach` read, the `reach.listings`-th in the index's order after the
+    /// cursor's `position`: no row when there are fewer; nil when nothing can match.
+    private func reachEndStatement(_ order: NearestOrder, reach: Reach, after position: Position?) -> SQLStatement? {
+        guard let conditions = nearestConditions(order, reading: reachReadConditions, after: position) else { return nil }
         var statement: SQLStatement = """
             SELECT c.lat, c.lon FROM classes c WHERE \(conditions.joined(with: " AND "))
-            ORDER BY \(order.nearness) OFFSET \(raw: "\(filteredReach - 1)") LIMIT 1
+            ORDER BY \(order.nearness) OFFSET \(raw: "\(reach.listings - 1)") LIMIT 1
             """
         statement.isRepeated = true
         return statement
