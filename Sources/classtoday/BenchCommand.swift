@@ -32,7 +32,7 @@ struct BenchCommand: AsyncParsableCommand {
         @Option(help: "Full-scan runs per kind.")
         var fullScanQueries = 15
 
-        @Option(help: "Query kinds to run, comma-separated: circle, keyword, blocks (circles by a viewer who blocked 100 writers), district (circles within a district).", transform: { text in
+        @Option(help: "Query kinds to run, comma-separated: circle, keyword, blocks (circles by a viewer who blocked 100 writers), district (circles within a district), filters (circles with subject, price, target and day filters).", transform: { text in
             try text.split(separator: ",").map { name in
                 guard let kind = SearchBenchmark.Kind(rawValue: String(name)) else { throw ValidationError("unknown kind \(name)") }
                 return kind

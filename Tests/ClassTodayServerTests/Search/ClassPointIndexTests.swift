@@ -62,6 +62,85 @@ struct ClassPointIndexTests {
         }
     }
 
+    @Test("random circles with subjects, targets, days, prices and a box read from the points give the SQL walk's pages")
+    func filtersSameAsSQLWalk() async throws {
+        let fixture = try await Fixture(seed: 20261127, count: 3000)
+        var random = SeededRandom(seed: 17)
+        for round in 0..<120 {
+            let hotspot = SearchPropertyTests.hotspots.randomElement(using: &random)!
+            let center = random.point(near: hotspot, spread: 0.2)
+            var search = Self.circle(center, radius: [500.0, 3000, 20_000, 50_000].randomElement(using: &random)!,
+                                     status: [.open, nil].randomElement(using: &random)!, type: [nil, .buy].randomElement(using: &random)!)
+            if Bool.random(using: &random) {
+                search.subjects = Array(Subject.allCases.shuffled(using: &random).prefix(Int.random(in: 0...2, using: &random)))
+            }
+            if Bool.random(using: &random) {
+                search.targets = Array(Target.allCases.shuffled(using: &random).prefix(Int.random(in: 1...2, using: &random)))
+            }
+            if Bool.random(using: &random) { search.days = [Weekday.allCases.randomElement(using: &random)!] }
+            if Bool.random(using: &random) { search.minPrice = Int.random(in: 0...60_000, using: &random) }
+            if Bool.random(using: &random) { search.maxPrice = Int.random(in: 20_000...100_000, using: &random) }
+            if Int.random(in: 0..<4, using: &random) == 0 {
+                let half = Double.random(in: 0.01...0.3, using: &random)
+                search.box = GeoBoundingBox(minLat: center.lat - half, maxLat: center.lat + half / 2,
+                                            minLon: center.lon - half / 2, maxLon: center.lon + half)
+            }
+            try await fixture.expectSamePages(search, viewerId: Bool.random(using: &random) ? fixture.viewer : nil,
+                                              limit: [1, 7, 20].randomElement(using: &random)!, "round \(round): \(search)")
+        }
+    }
+
+    @Test("the points follow a listing's price, subjects, targets and days, changed through the repository or by another process")
+    func followsFilteredColumns() async throws {
+        let fixture = try await Fixture(seed: 20261127, count: 300)
+        let seoul = SearchPropertyTests.hotspots[0]
+        var random = SeededRandom(seed: 19)
+        var listing = SearchPropertyTests.randomListings(count: 1, writers: fixture.writers, random: &random)[0]
+        (listing.location, listing.status, listing.price, listing.subjects, listing.targets, listing.days) =
+            (seoul, .open, 10_000, [.math], [.senior], [.mon])
+        let created = try await fixture.repository.create(listing).listing
+        func nearest(_ search: ClassSearch) async throws -> String? {
+            try await fixture.repository.search(search, viewerId: nil, page: PageRequest(limit: 1)).items.first?.listing.id
+        }
+        var byPrice = Self.circle(seoul, radius: 50_000)
+        byPrice.minPrice = 20_000
+        #expect(try await nearest(byPrice) != created.id)
+        try await fixture.expectSamePages(byPrice, "price below")
+        _ = try await fixture.repository.update(id: created.id, by: created.writerId) { $0.price = 30_000 }
+        #expect(try await nearest(byPrice) == created.id)
+        try await fixture.expectSamePages(byPrice, "price raised")
+
+        // Through another connection pool on the same file, each column with its JSON list.
+        let other = try SQLiteStore.open(path: fixture.folder + "/db.sqlite", durableCommits: false)
+        var bySubject = Self.circle(seoul, radius: 50_000)
+        bySubject.subjects = [.english]
+        #expect(try await nearest(bySubject) != created.id)
+        try await other.database.execute("""
+            UPDATE classes SET subjects = '["english"]', subjects_mask = \(BitMask.of([Subject.english])) WHERE id = \(created.id)
+            """)
+        #expect(try await nearest(bySubject) == created.id)
+        try await fixture.expectSamePages(bySubject, "subjects changed by another process")
+
+        var byTargetAndDay = Self.circle(seoul, radius: 50_000)
+        (byTargetAndDay.targets, byTargetAndDay.days) = ([.senior], [.mon])
+        #expect(try await nearest(byTargetAndDay) == created.id)
+        try await other.database.execute("""
+            UPDATE classes SET days = '["tue"]', days_mask = \(BitMask.of([Weekday.tue])) WHERE id = \(created.id)
+            """)
+        #expect(try await nearest(byTargetAndDay) != created.id)
+        try await fixture.expectSamePages(byTargetAndDay, "days changed by another process")
+        try await other.database.execute("""
+            UPDATE classes SET days = '["mon"]', days_mask = \(BitMask.of([Weekday.mon])), targets = '["junior"]',
+                targets_mask = \(BitMask.of([Target.junior])) WHERE id = \(created.id)
+            """)
+        #expect(try await nearest(byTargetAndDay) != created.id)
+        try await fixture.expectSamePages(byTargetAndDay, "targets changed by another process")
+
+        try await other.database.execute("UPDATE classes SET price = NULL WHERE id = \(created.id)")
+        #expect(try await nearest(byPrice) != created.id)
+        try await fixture.expectSamePages(byPrice, "price removed by another process")
+    }
+
     @Test("the points follow listings created, moved, closed, hidden, deleted and written by another process")
     func followsWrites() async throws {
         let fixture = try await Fixture(seed: 20261125, count: 400)
@@ -163,7 +242,7 @@ struct ClassPointIndexTests {
         try await fixture.expectSamePages(search, "after a gap")
     }
 
-    @Test("the log of changes keeps the last 10,000, and a point takes 48 bytes, 144 with its id's place and rowid copy")
+    @Test("the log of changes keeps the last 10,000, and a point takes 64 bytes, 176 with its id's place and rowid copy")
     func logAndPointSize() async throws {
         let fixture = try await Fixture(seed: 20261125, count: 20)
         try await fixture.store.database.execute("""
@@ -173,9 +252,9 @@ struct ClassPointIndexTests {
         let kept = try await fixture.store.database.rows("SELECT COUNT(*) AS kept, MAX(seq) - MIN(seq) AS span FROM class_point_changes")[0]
         #expect(try kept["kept"] as Int == 10_000)
         #expect(try kept["span"] as Int == 9_999)
-        #expect(MemoryLayout<ClassPoints.Point>.stride == 48)
+        #expect(MemoryLayout<ClassPoints.Point>.stride == 64)
         let points = try #require(try await fixture.store.database.read { db in try await fixture.store.classPoints.points(db) })
-        #expect(points.count > 0 && points.heldBytes == 144 * points.count)
+        #expect(points.count > 0 && points.heldBytes == 176 * points.count)
     }
 
     @Test("a listing whose id the server did not make leaves every search to the SQL walk, which still finds it")

@@ -1,8 +1,9 @@
 import ClassTodayCore
 import Synchronization
 
-/// Every listing that is neither deleted nor hidden, as a point held in memory in geohash order, so that a
-/// nearest-first circle on SQLite reads its walk's cells without a statement each (``SQLClassSearch``).
+/// Every listing that is neither deleted nor hidden, as a point held in memory in geohash order with the columns a
+/// search filters on but its district (``ClassPoints/Point``), so that a nearest-first circle on SQLite reads its
+/// walk's cells without a statement each (``SQLClassSearch``).
 ///
 /// The points follow `classes` through the log `class_point_changes`, which triggers fill in whichever process writes
 /// (migration 0018). ``points(_:)`` first brings them up to the caller's snapshot: it applies the changes after the
@@ -75,7 +76,9 @@ public final class ClassPointIndex: Sendable {
     }
 
     /// The columns of a point, over `classes c`.
-    private static let columns = "c.rowid AS row_key, c.id, c.lat, c.lon, c.status, c.type, c.writer_id"
+    private static let columns = """
+        c.rowid AS row_key, c.id, c.lat, c.lon, c.status, c.type, c.writer_id, c.price, c.subjects_mask, c.targets_mask, c.days_mask
+        """
     /// The listings the index holds, over `classes c`.
     private static let held = "c.deleted_at IS NULL AND c.hidden_at IS NULL AND c.lat IS NOT NULL"
 
@@ -124,19 +127,24 @@ public final class ClassPointIndex: Sendable {
 /// moves on. They are kept in cell order (``Geohash/storageKey(of:)``, then id) and, to find a listing's point from
 /// its id or its rowid alone (a keyword index's hit), in id and rowid order too, each in ``SortedChunks``.
 package struct ClassPoints: Sendable {
-    /// A held listing: what a plain circle reads and filters on.
+    /// A held listing: what a circle reads and filters on, all but its district.
     struct Point: ChunkSorted {
-        // The id first: its 16-byte alignment then pads nothing, and a point takes 48 bytes.
+        // The id first, the narrowest last: a point takes 64 bytes, a multiple of the id's 16-byte alignment.
         /// The listing's id, packed (``Identifier/packed(_:)``).
         let id: UInt128
         /// ``Geohash/storageKey(of:)`` of the position.
         let key: UInt64
         let lat: Double
         let lon: Double
+        let price: Int64?
         /// The writer's number (``writerNumber(of:)``).
         let writer: UInt32
         let status: ClassStatus
         let type: ClassType
+        /// The subjects', targets' and days' bit masks (``BitMask``), as the columns hold them.
+        let subjects: UInt16
+        let targets: UInt16
+        let days: UInt16
 
         var order: CellOrder { CellOrder(key: key, id: id) }
     }
@@ -280,20 +288,53 @@ package struct ClassPoints: Sendable {
     }
 }
 
+/// What a search asks of a listing's point besides its area and keyword: ``ClassSearch``'s filters but the district,
+/// which the points do not hold, with the masks the SQL walk compares (``BitMask``) computed once.
+struct PointFilters {
+    let status: ClassStatus?
+    let type: ClassType?
+    let subjects: Int64?
+    let targets: Int64?
+    let days: Int64?
+    let minPrice: Int?
+    let maxPrice: Int?
+    let box: GeoBoundingBox?
+
+    /// The filters of `search` (its district left to the caller).
+    init(_ search: ClassSearch) {
+        (status, type, minPrice, maxPrice, box) = (search.status, search.type, search.minPrice, search.maxPrice, search.box)
+        (subjects, targets, days) = (search.subjects.map(BitMask.of), search.targets.map(BitMask.of), search.days.map(BitMask.of))
+    }
+}
+
 extension ClassPoints.Point {
-    /// Whether a search with the given status and type (each nil for any) shows this listing, whose writer is not
-    /// among the `hidden` writers' numbers.
-    func passes(status wanted: ClassStatus?, type wantedType: ClassType?, hidden: Set<UInt32>) -> Bool {
-        (wanted.map { status == $0 } ?? true) && (wantedType.map { type == $0 } ?? true) && !hidden.contains(writer)
+    /// Whether `filters` keep this listing and its writer is not among the `hidden` writers' numbers: the conditions
+    /// the SQL walk checks on the same columns.
+    func passes(_ filters: PointFilters, hidden: Set<UInt32>) -> Bool {
+        if let status = filters.status, self.status != status { return false }
+        if let type = filters.type, self.type != type { return false }
+        if let subjects = filters.subjects, Int64(self.subjects) & subjects == 0 { return false }
+        if let targets = filters.targets, Int64(self.targets) & targets == 0 { return false }
+        if let days = filters.days, Int64(self.days) & days == 0 { return false }
+        if filters.minPrice != nil || filters.maxPrice != nil {
+            guard let price else { return false }
+            if let minPrice = filters.minPrice, price < minPrice { return false }
+            if let maxPrice = filters.maxPrice, price > maxPrice { return false }
+        }
+        if let box = filters.box, !box.contains(GeoPoint(lat: lat, lon: lon)) { return false }
+        return !hidden.contains(writer)
     }
 
     /// The point of a listing's row (``ClassPointIndex``'s columns), numbering its writer in `writers`; nil when its id
-    /// cannot be held or the row holds what the schema does not allow.
+    /// cannot be held or the row holds what the schema does not allow (a mask wider than 16 bits).
     fileprivate init?(row: SQLRow, writers: inout ClassPoints.WriterNumbers) throws {
         guard let id = Identifier.packed(try row["id"]), let status = ClassStatus(rawValue: try row["status"]),
-              let type = ClassType(rawValue: try row["type"]) else { return nil }
+              let type = ClassType(rawValue: try row["type"]), let subjects = UInt16(exactly: try row["subjects_mask"] as Int64),
+              let targets = UInt16(exactly: try row["targets_mask"] as Int64), let days = UInt16(exactly: try row["days_mask"] as Int64)
+        else { return nil }
         let location = GeoPoint(lat: try row["lat"], lon: try row["lon"])
-        self.init(id: id, key: Geohash.storageKey(of: location), lat: location.lat, lon: location.lon,
-                  writer: writers.number(of: try row["writer_id"]), status: status, type: type)
+        self.init(id: id, key: Geohash.storageKey(of: location), lat: location.lat, lon: location.lon, price: try row["price"],
+                  writer: writers.number(of: try row["writer_id"]), status: status, type: type, subjects: subjects, targets: targets,
+                  days: days)
     }
 }
