@@ -321,13 +321,16 @@ struct PostgresSearchTests {
         }
     }
 
-    @Test("a run of initials almost nothing matches ends a page after its budget of candidates confirmed or examined, by relevance and nearest first: pages come short, and walking their cursors gives brute force; so does a price few listings ask, read in the sphere index's order no farther than the budget; a district a circle barely holds is walked on its own listings and its pages stay full; with a keyword all the listings hold, the statistics split cells outside it and its pages come short")
+    @Test("a run of initials almost nothing matches ends a page after its budget of candidates confirmed or examined, by relevance and nearest first: pages come short, and walking their cursors gives brute force; so does a subject few listings teach, read in the sphere index's order no farther than the budget, where a price few ask is read in the index that holds prices and its pages stay full; a district a circle barely holds is walked on its own listings and its pages stay full; with a keyword all the listings hold, the statistics split cells outside it and its pages come short")
     func confirmationBudget() async throws {
-        // The matches alone ask 200,000 or more, so that a price filter selects them as the run of initials does.
+        // The matches alone ask 200,000 or more and teach a major, so that a price or a subject filter selects them as the
+        // run of initials does.
         let (store, repository, listings) = try await Self.storeHolding(writers: 5, seed: 14) { writers, random in
             SearchPropertyTests.initialsRunListings(writers: writers, random: &random).map { listing in
                 var listing = listing
-                listing.price = listing.name == "가게 구경" ? 200_000 + (listing.price ?? 0) : listing.price
+                let isMatch = listing.name == "가게 구경"
+                listing.price = isMatch ? 200_000 + (listing.price ?? 0) : listing.price.map { $0 % 200_000 }
+                listing.subjects = isMatch ? [.major] : listing.subjects.filter { $0 != .major }
                 return listing
             }
         }
@@ -340,18 +343,19 @@ struct PostgresSearchTests {
         (inDistrict.keywordLocation, inDistrict.sort, inDistrict.circle) = ("가게동", .distance, circle)
         var keywordInDistrict = inDistrict
         keywordInDistrict.keyword = SearchTokenizer.query("가게")
-        var expensive = ClassSearch()
+        var expensive = ClassSearch(), major = ClassSearch()
         (expensive.minPrice, expensive.sort, expensive.circle) = (200_000, .distance, circle)
+        (major.subjects, major.sort, major.circle) = ([.major], .distance, circle)
         let nearest = matches.map { (Haversine.distance(SearchPropertyTests.hotspots[0], $0.location!), $0.id) }.sorted { $0 < $1 }.map(\.1)
         // A keyword within the district splits cells outside it by the statistics' estimates, which cannot tell the
         // district's share of a cell, and each split cell's statements count against the budget: its pages come short.
         let searches: [(ClassSearch, [String], BudgetedPages)] = [
             (byRelevance, matches.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }.map(\.id), .endEarly),
             (nearestFirst, nearest, .endEarly), (inDistrict, nearest, .stayFull), (keywordInDistrict, nearest, .endEarly),
-            (expensive, nearest, .endEarly),
+            (expensive, nearest, .stayFull), (major, nearest, .endEarly),
         ]
         for (search, expected, budgetedPages) in searches {
-            let label = "\(search.sort), district \(search.keywordLocation ?? "none"), keyword \(search.keyword != nil), price \(search.minPrice ?? 0)"
+            let label = "\(search.sort), district \(search.keywordLocation ?? "none"), keyword \(search.keyword != nil), price \(search.minPrice ?? 0), subjects \(search.subjects ?? [])"
             let whole = try await Self.pages(search, limit: 20, repository)
             #expect(whole.flatMap { $0 }.map(\.listing.id) == expected, "\(label)")
             #expect(whole.dropLast().allSatisfy { $0.count == 20 }, "\(label): \(whole.map(\.count))")

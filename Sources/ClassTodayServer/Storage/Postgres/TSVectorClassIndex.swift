@@ -154,7 +154,7 @@ struct TSVectorClassIndex: ClassSearchIndex {
             cube(ARRAY[\(center.x - half), \(center.y - half), \(center.z - half)], ARRAY[\(center.x + half), \(center.y + half), \(center.z + half)])
             """
         return NearestOrder(nearness: nearness, within: "c.lat IS NOT NULL AND \(box) @> \(raw: Self.spherePoint)",
-                            atLeast: { distance in "\(nearness) >= \(Self.chord(distance))" })
+                            atLeast: { distance in "\(nearness) >= \(Self.chord(distance))" }, checksPrices: true)
     }
 
     /// A keyword that needs no verification, held by so many listings that `wanted` of them lie on average among the

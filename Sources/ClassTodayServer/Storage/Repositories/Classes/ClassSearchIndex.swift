@@ -120,6 +120,9 @@ struct NearestOrder {
     /// A condition holding for every listing at least the given distance in metres from the point, and for some
     /// nearer: where a page after a cursor starts reading.
     let atLeast: (Double) -> SQLStatement
+    /// Whether the index holds each listing's price beside its point, so that a price range narrows the read in its
+    /// order (PostgreSQL's `classes_by_sphere_price`).
+    var checksPrices = false
     /// How far the index's order and the computed distance may disagree, in metres: far more than floating point's
     /// error over the largest circle, far less than any two listings' distances tell apart.
     static let margin = 0.001

@@ -672,7 +672,19 @@ package struct SQLClassSearch {
     /// `subjects=major&targets=senior&days=sun&maxPrice=5000` within 50 km of Seoul's city hall 650-760 ms on a
     /// million; a tenth of the budget bounded that page at 11-14 ms, but `minPrice=100000` within 3 km, whose page of
     /// 20 took 42-65 ms, then came one listing a page.
-    private var filteredReach: Reach? { filtersOnlyByStatusAndType ? nil : Reach(listings: max(confirming, 64), keyword: nil) }
+    /// A page with prices alone beyond status and type needs no bound where the index reads prices
+    /// (``NearestOrder/checksPrices``): the read skips the others in the index, and `minPrice=100000` within 3 km took
+    /// 0.4-2 ms in psql on a million, 50-130 ms checking the rows.
+    private var filteredReach: Reach? {
+        guard let order = nearestOrder, hasFilters(beyond: order) else { return nil }
+        return Reach(listings: max(confirming, 64), keyword: nil)
+    }
+
+    /// Whether the search has filters that the index's `order` does not read with it: a district, a box, subjects,
+    /// targets or days, or prices where it does not hold them.
+    private func hasFilters(beyond order: NearestOrder) -> Bool {
+        !filtersOnlyByStatusAndType && !(order.checksPrices && maskConditions.isEmpty && search.box == nil)
+    }
 
     /// The statement of ``pageByIndex(_:order:circle:reach:)``: up to `limit` listings in the index's order, from about
     /// the distance of the cursor's `position` on, as the viewer sees them
@@ -685,7 +697,7 @@ package struct SQLClassSearch {
     private func nearestStatement(_ order: NearestOrder, limit: Int, after position: Position?, reach: Reach? = nil) -> SQLStatement? {
         let filtersOutside = reach != nil && reach?.keyword == nil
         guard let area = areaConditions(ranges: nil) else { return nil }
-        let read = filtersOutside ? reachReadConditions : [order.within] + filterConditions + area.conditions
+        let read = filtersOutside ? reachReadConditions(order) : [order.within] + filterConditions + area.conditions
         guard let conditions = nearestConditions(order, reading: read, after: position) else { return nil }
         // The limits are written in the text, not bound: planning for a bound limit, PostgreSQL takes it for a tenth of
         // the rows and prices its one plan for any values far above a plan for the values, so it planned every page
@@ -723,15 +735,17 @@ package struct SQLClassSearch {
         return conditions
     }
 
-    /// What a filtered reach's read (``filteredReach``) checks itself: status, type and moderation, and not the cube
-    /// around the circle: with it, the planner sorted the cube's listings for a reach of thousands (105 ms for 2 km in
-    /// Seoul) instead of reading the index in its order (4.5 ms).
-    private var reachReadConditions: [SQLStatement] { ["c.lat IS NOT NULL"] + statusConditions }
+    /// What a filtered reach's read (``filteredReach``) in `order` checks itself: status, type and moderation, prices
+    /// where the index holds them, and not the cube around the circle: with it, the planner sorted the cube's listings
+    /// for a reach of thousands (105 ms for 2 km in Seoul) instead of reading the index in its order (4.5 ms).
+    private func reachReadConditions(_ order: NearestOrder) -> [SQLStatement] {
+        ["c.lat IS NOT NULL"] + statusConditions + (order.checksPrices ? priceConditions : [])
+    }
 
     /// The place of the last listing a filtered `reach` read, the `reach.listings`-th in the index's order after the
     /// cursor's `position`: no row when there are fewer; nil when nothing can match.
     private func reachEndStatement(_ order: NearestOrder, reach: Reach, after position: Position?) -> SQLStatement? {
-        guard let conditions = nearestConditions(order, reading: reachReadConditions, after: position) else { return nil }
+        guard let conditions = nearestConditions(order, reading: reachReadConditions(order), after: position) else { return nil }
         var statement: SQLStatement = """
             SELECT c.lat, c.lon FROM classes c WHERE \(conditions.joined(with: " AND "))
             ORDER BY \(order.nearness) OFFSET \(raw: "\(reach.listings - 1)") LIMIT 1
@@ -1098,7 +1112,10 @@ package struct SQLClassSearch {
     }
 
     /// The filters that may leave out most listings: district, subjects, targets, days and prices.
-    private var selectiveConditions: [SQLStatement] {
+    private var selectiveConditions: [SQLStatement] { maskConditions + priceConditions }
+
+    /// The district's, subjects', targets' and days' conditions.
+    private var maskConditions: [SQLStatement] {
         var conditions: [SQLStatement] = []
         if let district = search.keywordLocation { conditions.append("c.keyword_location = \(district)") }
         for (column, mask) in [("subjects_mask", search.subjects.map(BitMask.of)), ("targets_mask", search.targets.map(BitMask.of)),
@@ -1106,6 +1123,12 @@ package struct SQLClassSearch {
             guard let mask else { continue }
             conditions.append("(c.\(raw: column) & \(mask)) <> 0")
         }
+        return conditions
+    }
+
+    /// The price range's conditions.
+    private var priceConditions: [SQLStatement] {
+        var conditions: [SQLStatement] = []
         if let minPrice = search.minPrice { conditions.append("c.price >= \(minPrice)") }
         if let maxPrice = search.maxPrice { conditions.append("c.price <= \(maxPrice)") }
         return conditions
