@@ -273,17 +273,26 @@ struct SearchPropertyTests {
         }
     }
 
-    @Test("a run of initials almost nothing matches ends a page after its budget of candidates confirmed, by relevance and nearest first, over the points and with statements: pages come short, and walking their cursors gives brute force; a district a circle barely holds spends the budget on its own listings alone, with a keyword all the listings hold or without, and its pages stay full")
+    @Test("a run of initials almost nothing matches ends a page after its budget of candidates confirmed, by relevance and nearest first, over the points and with statements: pages come short, and walking their cursors gives brute force; so does a keyword all the listings hold with a price few ask; a district a circle barely holds spends the budget on its own listings alone, with a keyword all the listings hold or without, and its pages stay full")
     func confirmationBudget() async throws {
-        let fixture = try await Fixture(seed: 14) { writers, random in Self.initialsRunListings(writers: writers, random: &random) }
+        // The matches alone ask 200,000 or more, so that with a keyword all the listings hold, a price selects them.
+        let fixture = try await Fixture(seed: 14) { writers, random in
+            Self.initialsRunListings(writers: writers, random: &random).map { listing in
+                var listing = listing
+                listing.price = listing.name == "가게 구경" ? 200_000 + (listing.price ?? 0) : listing.price.map { $0 % 200_000 }
+                return listing
+            }
+        }
         let matches = fixture.listings.filter { $0.name == "가게 구경" }
         let circle = ClassSearch.Circle(center: Self.hotspots[0], radius: 50_000)
         var byRelevance = ClassSearch(), nearestFirst = ClassSearch(), inDistrict = ClassSearch()
         (byRelevance.keyword, byRelevance.sort) = (SearchTokenizer.query("ㄱㄱㄱㄱ"), .relevance)
         (nearestFirst.keyword, nearestFirst.sort, nearestFirst.circle) = (SearchTokenizer.query("ㄱㄱㄱㄱ"), .distance, circle)
         (inDistrict.keywordLocation, inDistrict.sort, inDistrict.circle) = ("가게동", .distance, circle)
-        var keywordInDistrict = inDistrict
+        var keywordInDistrict = inDistrict, keywordAndPrice = ClassSearch()
         keywordInDistrict.keyword = SearchTokenizer.query("가게")
+        (keywordAndPrice.keyword, keywordAndPrice.minPrice, keywordAndPrice.sort, keywordAndPrice.circle) =
+            (SearchTokenizer.query("가게"), 200_000, .distance, circle)
         let newestFirst = matches.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }.map(\.id)
         let nearest = matches.map { (Haversine.distance(Self.hotspots[0], $0.location!), $0.id) }.sorted { $0 < $1 }.map(\.1)
         // With `fewHits` 0 a keyword's circle is walked with statements, as a district's always is. The district's walk
@@ -293,6 +302,8 @@ struct SearchPropertyTests {
             ("relevance", byRelevance, newestFirst, SQLClassSearch.fewHits, true), ("over the points", nearestFirst, nearest, SQLClassSearch.fewHits, true),
             ("with statements", nearestFirst, nearest, 0, true), ("district", inDistrict, nearest, SQLClassSearch.fewHits, false),
             ("keyword in district", keywordInDistrict, nearest, 0, false),
+            ("keyword and price over the points", keywordAndPrice, nearest, SQLClassSearch.fewHits, true),
+            ("keyword and price with statements", keywordAndPrice, nearest, 0, true),
         ]
         for (label, search, expected, fewHits, endsEarly) in searches {
             #expect(expected.count == 60)

@@ -337,11 +337,13 @@ package struct SQLClassSearch {
     /// twice as crowded as the walk with statements reads are read whole, in fewer statements. Past ``confirming``
     /// candidates confirmed, the page ends where the walk stands (the second key returned, after which it goes on).
     ///
-    /// Nil when the points cannot answer: the search has filters beyond status and type (which leave out hits this walk
-    /// would read cell by cell, where the walk with statements stops at its budget), its cursor is not one of their
-    /// pages', its ``fewHits`` is 0 (the walk then reads every cell with statements), or the index reads no rowids.
+    /// With filters beyond status and type, which the points check, past ``confirming`` hits read (a cell's statement
+    /// counting as a crowded cell at least) the page ends at the next cell, as the walk with statements ends it.
+    ///
+    /// Nil when the points cannot answer: the search has a district, its cursor is not one of their pages', its
+    /// ``fewHits`` is 0 (the walk then reads every cell with statements), or the index reads no rowids.
     private func nearestFirstOverHits(_ db: any SQLExecutor, circle: ClassSearch.Circle) async throws -> (keys: [Key], resumeAfter: Key?)? {
-        guard let keyword = search.keyword, fewHits > 0, filtersOnlyByStatusAndType, let points = try await db.classPoints?.points(db),
+        guard let keyword = search.keyword, fewHits > 0, search.keywordLocation == nil, let points = try await db.classPoints?.points(db),
               let filter = try await pointFilter(points, circle: circle, db)
         else { return nil }
         let wanted = page.limit + 1
@@ -349,9 +351,18 @@ package struct SQLClassSearch {
         var found: [PointKey] = []
         var pending: [Hit] = []
         var confirmation = Confirmation()
+        // Hits that filters beyond status and type may leave out count against the budget, as the walk with statements
+        // counts its cells' candidates (a cell's statement as a crowded cell at least).
+        let hitBudget = filtersOnlyByStatusAndType ? Int.max : confirming
+        var examined = 0
+        let after = startPosition?.value.double ?? 0
         while let entry = walk.popNearest() {
             try await settle(&pending, into: &found, before: entry.minimumDistance, wanted: wanted, keyword: keyword, &confirmation, db)
             if found.count >= wanted || confirmation.count >= confirming { break }
+            // Past the budget, the page ends once the walk has gone beyond its cursor, so that the next page goes on.
+            if examined >= hitBudget, entry.minimumDistance > after {
+                return (found.map(Key.init(point:)), Key(id: "", distance: entry.minimumDistance))
+            }
             if liesBeforeCursor(entry.cell, of: circle) { continue }
             let finest = entry.cell.precision >= ClassSearchDocument.cellPrecisions.upperBound
             let limit = finest ? Self.finestCellHits : Self.crowdedHitCell
@@ -366,6 +377,7 @@ package struct SQLClassSearch {
                 walk.split(entry)
                 continue
             }
+            examined += max(rowids.count, CellCandidates.crowdedCell)
             pending += place(rowids, in: points, cell: entry.cell, filter: filter)
             pending.sort { ($0.point.distance, $0.point.id) < ($1.point.distance, $1.point.id) }
         }
