@@ -329,7 +329,7 @@ package struct SQLClassSearch {
     /// The keys of a keyword's nearest-first page walked over the listings' points in memory
     /// (``SQLExecutor/classPoints``): the walk of ``nearestFirst(_:circle:)``, each cell's hits read from the keyword
     /// index as rowids alone (``ClassSearchIndex/hitRowids(of:in:limit:_:)``) and placed with the points, which give
-    /// their distance and leave out the listings of other statuses, types and hidden writers. A cell holding more than
+    /// their distance and leave out those the search's filters or hidden writers leave out. A cell holding more than
     /// ``crowdedHitCell`` hits is split, but at the finest cell the index holds, which is read whole. No listing's row is
     /// read for the walk: the candidates of a keyword that needs confirming are confirmed on their text nearest first,
     /// only once the walk has passed them (``settle(_:into:before:wanted:keyword:_:_:)``). As a statement returns rowids
