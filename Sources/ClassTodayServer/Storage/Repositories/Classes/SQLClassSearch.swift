@@ -77,7 +77,7 @@ package struct SQLClassSearch {
     /// and all, and needs no snapshot of its own. A filtered page may ask where its reach ended in a second statement,
     /// which must see the listings the first read.
     package func run(on database: any SQLDatabase) async throws -> Page<ClassView> {
-        if nearestOrder != nil, filteredReach == nil { return try await run(database) }
+        if let order = nearestOrder, filteredReach(for: order) == nil { return try await run(database) }
         return try await database.read { db in try await run(db) }
     }
 
@@ -89,7 +89,7 @@ package struct SQLClassSearch {
             return try await plannedSearch.run(db)
         }
         if let order = nearestOrder, let circle = search.circle,
-           let page = try await pageByIndex(db, order: order, circle: circle, reach: filteredReach) {
+           let page = try await pageByIndex(db, order: order, circle: circle, reach: filteredReach(for: order)) {
             return page
         }
         if search.sort == .distance, let circle = search.circle, let page = try await commonKeywordPageByIndex(db, circle: circle) {
@@ -516,8 +516,12 @@ package struct SQLClassSearch {
     /// Whether the search has no filter but status and type beside its area and keyword: no district, box, subjects,
     /// targets, days or prices, which leave a keyword's hits fewer than its share of the listings says.
     private var filtersOnlyByStatusAndType: Bool {
-        search.keywordLocation == nil && search.box == nil && search.subjects == nil && search.targets == nil && search.days == nil
-            && search.minPrice == nil && search.maxPrice == nil
+        !filtersBeyondPrices && search.minPrice == nil && search.maxPrice == nil
+    }
+
+    /// Whether the search has a filter beyond status, type and prices: a district, a box, subjects, targets or days.
+    private var filtersBeyondPrices: Bool {
+        search.keywordLocation != nil || search.box != nil || search.subjects != nil || search.targets != nil || search.days != nil
     }
 
     /// A listing's point in the in-memory walk: its distance from the centre and its packed id.
@@ -684,18 +688,14 @@ package struct SQLClassSearch {
     /// `subjects=major&targets=senior&days=sun&maxPrice=5000` within 50 km of Seoul's city hall 650-760 ms on a
     /// million; a tenth of the budget bounded that page at 11-14 ms, but `minPrice=100000` within 3 km, whose page of
     /// 20 took 42-65 ms, then came one listing a page.
-    /// A page with prices alone beyond status and type needs no bound where the index reads prices
+    ///
+    /// A page with prices alone beyond status and type needs no bound where the index of `order` reads prices
     /// (``NearestOrder/checksPrices``): the read skips the others in the index, and `minPrice=100000` within 3 km took
     /// 0.4-2 ms in psql on a million, 50-130 ms checking the rows.
-    private var filteredReach: Reach? {
-        guard let order = nearestOrder, hasFilters(beyond: order) else { return nil }
+    private func filteredReach(for order: NearestOrder) -> Reach? {
+        let pricesOutsideIndex = !order.checksPrices && (search.minPrice != nil || search.maxPrice != nil)
+        guard filtersBeyondPrices || pricesOutsideIndex else { return nil }
         return Reach(listings: max(confirming, 64), keyword: nil)
-    }
-
-    /// Whether the search has filters that the index's `order` does not read with it: a district, a box, subjects,
-    /// targets or days, or prices where it does not hold them.
-    private func hasFilters(beyond order: NearestOrder) -> Bool {
-        !filtersOnlyByStatusAndType && !(order.checksPrices && maskConditions.isEmpty && search.box == nil)
     }
 
     /// The statement of ``pageByIndex(_:order:circle:reach:)``: up to `limit` listings in the index's order, from about
@@ -747,9 +747,9 @@ package struct SQLClassSearch {
         return conditions
     }
 
-    /// What a filtered reach's read (``filteredReach``) in `order` checks itself: status, type and moderation, prices
-    /// where the index holds them, and not the cube around the circle: with it, the planner sorted the cube's listings
-    /// for a reach of thousands (105 ms for 2 km in Seoul) instead of reading the index in its order (4.5 ms).
+    /// What a filtered reach's read (``filteredReach(for:)``) in `order` checks itself: status, type and moderation,
+    /// prices where the index holds them, and not the cube around the circle: with it, the planner sorted the cube's
+    /// listings for a reach of thousands (105 ms for 2 km in Seoul) instead of reading the index in its order (4.5 ms).
     private func reachReadConditions(_ order: NearestOrder) -> [SQLStatement] {
         ["c.lat IS NOT NULL"] + statusConditions + (order.checksPrices ? priceConditions : [])
     }
