@@ -79,11 +79,7 @@ public struct ClassSearch: Sendable, Hashable {
         if let subjects, Set(subjects).isDisjoint(with: listing.subjects) { return false }
         if let targets, Set(targets).isDisjoint(with: listing.targets) { return false }
         if let days, Set(days).isDisjoint(with: listing.days) { return false }
-        if minPrice != nil || maxPrice != nil {
-            guard let price = listing.price else { return false }
-            if let minPrice, price < minPrice { return false }
-            if let maxPrice, price > maxPrice { return false }
-        }
+        if !admitsPrice(listing.price) { return false }
         if let circle {
             guard let location = listing.location, Haversine.distance(circle.center, location) <= circle.radius else { return false }
         }
@@ -91,5 +87,14 @@ public struct ClassSearch: Sendable, Hashable {
             guard let location = listing.location, box.contains(location) else { return false }
         }
         return true
+    }
+
+    /// Whether a listing of `price` (nil for none) lies within the price bounds: any does without bounds, and none
+    /// without a price does with one.
+    @inlinable
+    public func admitsPrice(_ price: Int?) -> Bool {
+        guard minPrice != nil || maxPrice != nil else { return true }
+        guard let price else { return false }
+        return (minPrice.map { price >= $0 } ?? true) && (maxPrice.map { price <= $0 } ?? true)
     }
 }

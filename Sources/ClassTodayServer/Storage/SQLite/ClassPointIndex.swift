@@ -291,18 +291,14 @@ package struct ClassPoints: Sendable {
 /// What a search asks of a listing's point besides its area and keyword: ``ClassSearch``'s filters but the district,
 /// which the points do not hold, with the masks the SQL walk compares (``BitMask``) computed once.
 struct PointFilters {
-    let status: ClassStatus?
-    let type: ClassType?
+    let search: ClassSearch
     let subjects: Int64?
     let targets: Int64?
     let days: Int64?
-    let minPrice: Int?
-    let maxPrice: Int?
-    let box: GeoBoundingBox?
 
     /// The filters of `search` (its district left to the caller).
     init(_ search: ClassSearch) {
-        (status, type, minPrice, maxPrice, box) = (search.status, search.type, search.minPrice, search.maxPrice, search.box)
+        self.search = search
         (subjects, targets, days) = (search.subjects.map(BitMask.of), search.targets.map(BitMask.of), search.days.map(BitMask.of))
     }
 }
@@ -311,17 +307,13 @@ extension ClassPoints.Point {
     /// Whether `filters` keep this listing and its writer is not among the `hidden` writers' numbers: the conditions
     /// the SQL walk checks on the same columns.
     func passes(_ filters: PointFilters, hidden: Set<UInt32>) -> Bool {
-        if let status = filters.status, self.status != status { return false }
-        if let type = filters.type, self.type != type { return false }
+        if let status = filters.search.status, self.status != status { return false }
+        if let type = filters.search.type, self.type != type { return false }
         if let subjects = filters.subjects, Int64(self.subjects) & subjects == 0 { return false }
         if let targets = filters.targets, Int64(self.targets) & targets == 0 { return false }
         if let days = filters.days, Int64(self.days) & days == 0 { return false }
-        if filters.minPrice != nil || filters.maxPrice != nil {
-            guard let price else { return false }
-            if let minPrice = filters.minPrice, price < minPrice { return false }
-            if let maxPrice = filters.maxPrice, price > maxPrice { return false }
-        }
-        if let box = filters.box, !box.contains(GeoPoint(lat: lat, lon: lon)) { return false }
+        if !filters.search.admitsPrice(price.map(Int.init)) { return false }
+        if let box = filters.search.box, !box.contains(GeoPoint(lat: lat, lon: lon)) { return false }
         return !hidden.contains(writer)
     }
 
