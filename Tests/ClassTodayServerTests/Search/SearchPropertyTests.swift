@@ -355,15 +355,23 @@ struct SearchPropertyTests {
             try await FTS5ClassIndex().counts(of: ["공업", "업수", "수학", "없는"], upTo: 1_000, db)
         }
         #expect(counts == ["공업": 300, "업수": 300, "수학": 1_000, "없는": 0], "exact, and at most the limit")
-        for (search, expected) in Self.commonTokenSearches(among: fixture.listings) {
-            #expect(expected.count == 200)
-            for fewHits in [SQLClassSearch.fewHits, 8, 0] {
-                let ids = try await fixture.pageIds(search, viewerId: nil, limit: 20, fewHits: fewHits, atMost: expected.count)
-                #expect(ids == expected, "\(search.sort), fewHits \(fewHits)")
+        // The first search starts counting its tokens apart and reads with all of them, as may those after it; once
+        // they are kept, the searches leave the common one out.
+        for counted in [false, true] {
+            if counted {
+                let kept = try await eventually {
+                    try await fixture.store.tokenCounts.counts(of: ["공업", "업수", "수학"]) { _ in [:] } == ["공업": 300, "업수": 300, "수학": 1_400]
+                }
+                #expect(kept, "the searches counted their tokens apart and kept them")
+            }
+            for (search, expected) in Self.commonTokenSearches(among: fixture.listings) {
+                #expect(expected.count == 200)
+                for fewHits in [SQLClassSearch.fewHits, 8, 0] {
+                    let ids = try await fixture.pageIds(search, viewerId: nil, limit: 20, fewHits: fewHits, atMost: expected.count)
+                    #expect(ids == expected, "\(search.sort), fewHits \(fewHits), counted \(counted)")
+                }
             }
         }
-        let kept = try await fixture.store.tokenCounts.counts(of: ["공업", "업수", "수학"]) { _ in [:] }
-        #expect(kept == ["공업": 300, "업수": 300, "수학": 1_400], "the search counted its tokens once and kept them")
     }
 
     @Test("random circles, boxes, keywords and filters, anonymous or by a viewer with blocks both ways, return exactly the brute-force set, each once, in order; so do those ending their pages after a small budget of candidates, each page walked another way than the last")

@@ -11,11 +11,11 @@ public struct SQLiteDatabase: SQLDatabase {
     let pool: DatabasePool
     /// The listings' points in memory, which reads (``read(_:)``) lend to nearest-first circles.
     let points: ClassPointIndex
-    /// The keyword tokens' counts in memory, which leases lend to keyword searches.
-    let counts: TokenCounts
+    /// The keyword tokens' counts in memory, which leases lend to keyword searches; nil lends none.
+    let counts: TokenCounts?
 
     /// The seam over `pool`, whose listings' points `points` holds and keyword tokens' counts `counts`.
-    init(pool: DatabasePool, points: ClassPointIndex, counts: TokenCounts) {
+    init(pool: DatabasePool, points: ClassPointIndex, counts: TokenCounts?) {
         self.pool = pool
         self.points = points
         self.counts = counts
@@ -125,7 +125,7 @@ public struct SQLiteDatabase: SQLDatabase {
         var dialect: SQLDialect { .sqlite }
 
         /// A lease lending `counts`, and `points` too (a read's).
-        init(points: ClassPointIndex?, counts: TokenCounts) {
+        init(points: ClassPointIndex?, counts: TokenCounts?) {
             (classPoints, tokenCounts) = (points, counts)
         }
 

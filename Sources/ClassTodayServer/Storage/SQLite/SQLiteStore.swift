@@ -7,9 +7,21 @@ public struct SQLiteStore: Sendable {
     /// The pool every SQLite repository reads and writes through.
     public let writer: DatabasePool
     /// The listings' points in memory, for nearest-first circles.
-    let classPoints = ClassPointIndex()
-    /// The keyword tokens' counts in memory, for keyword searches.
-    let tokenCounts = TokenCounts()
+    let classPoints: ClassPointIndex
+    /// The keyword tokens' counts in memory, for keyword searches, counted apart from them: FTS5 counts a token by
+    /// reading its doclist.
+    let tokenCounts: TokenCounts
+
+    /// The store over `writer`, with nothing in memory yet.
+    init(writer: DatabasePool) {
+        let points = ClassPointIndex()
+        let pooled = SQLiteDatabase(pool: writer, points: points, counts: nil)
+        (self.writer, classPoints) = (writer, points)
+        tokenCounts = TokenCounts { tokens in
+            let index = FTS5ClassIndex()
+            return try await index.counts(of: tokens, upTo: index.countedListings, pooled)
+        }
+    }
 
     /// The backend seam over the pool, which the repositories run on.
     public var database: SQLiteDatabase { SQLiteDatabase(pool: writer, points: classPoints, counts: tokenCounts) }

@@ -664,7 +664,7 @@ package struct SQLClassSearch {
         let end = try await db.rows(statement).first.map { row in
             Haversine.distance(GeoPoint(lat: try row["lat"], lon: try row["lon"]), circle.center)
         }
-        guard let floor = try end.map({ $0 - NearestOrder.margin }), floor <= circle.radius else {
+        guard let floor = end.map({ $0 - NearestOrder.margin }), floor <= circle.radius else {
             return page(of: keys.finish(), views: views)
         }
         guard floor > startPosition?.value.double ?? -.infinity else { return nil }
