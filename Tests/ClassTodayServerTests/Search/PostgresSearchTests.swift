@@ -304,6 +304,13 @@ struct PostgresSearchTests {
         // keep that lexeme: the listings lie around one point, and 14 in 15 of them hold 수학.
         let seoul = Geohash(SearchPropertyTests.hotspots[0], precision: 3)
         let inSeoul = listings.filter { Geohash($0.location!, precision: 3) == seoul }
+        // The first estimate starts counting the keyword's tokens and every listing, apart; later ones find them kept.
+        let counted = try await eventually {
+            try await store.database.read { db in
+                try await TSVectorClassIndex().estimatedCandidates(of: try #require(SearchTokenizer.query("수학")), in: seoul, db) != nil
+            }
+        }
+        #expect(counted, "the counts of 수학 and of every listing are kept")
         let estimates = try await store.database.read { db in
             let (index, word) = (TSVectorClassIndex(), try #require(SearchTokenizer.query("수학")))
             return (try await index.counts(of: [TSVectorClassIndex.everyListing], upTo: .max, db)[TSVectorClassIndex.everyListing],
@@ -359,6 +366,11 @@ struct PostgresSearchTests {
             let whole = try await Self.pages(search, limit: 20, repository)
             #expect(whole.flatMap { $0 }.map(\.listing.id) == expected, "\(label)")
             #expect(whole.dropLast().allSatisfy { $0.count == 20 }, "\(label): \(whole.map(\.count))")
+            // A walk started counting its keyword's tokens and every listing apart (one statement); the budgeted pages
+            // are to find them kept.
+            if search.keyword != nil, search.sort == .distance {
+                #expect(await eventually { store.database.tokenCounts?.kept([TSVectorClassIndex.everyListing]).isEmpty == false }, "\(label)")
+            }
             let budgeted = try await Self.pages(search, limit: 20, repository, confirming: 200)
             #expect(budgeted.flatMap { $0 }.map(\.listing.id) == expected, "\(label)")
             switch budgetedPages {

@@ -5,81 +5,72 @@ import Testing
 /// The keyword tokens' counts kept in memory (``TokenCounts``).
 @Suite("Keyword tokens' counts in memory")
 struct TokenCountsTests {
-    /// A count function that answers `count(token)` and remembers what it was asked.
+    /// An index that counts each token as its length, but leaves out `none`, and remembers what it was asked. Each
+    /// count waits for its turn when `turns` holds fewer than the counts asked so far, and the counts of `failing`
+    /// turns fail.
     final class Index: Sendable {
         let asked = Mutex<[[String]]>([])
+        let turns = Mutex(Int.max)
+        let failing: Set<Int>
 
-        func count(_ tokens: [String]) -> [String: Int] {
-            asked.withLock { $0.append(tokens) }
-            return Dictionary(uniqueKeysWithValues: tokens.compactMap { token in token == "none" ? nil : (token, token.count) })
+        init(failing: Set<Int> = []) {
+            self.failing = failing
         }
-    }
-
-    @Test("a token is counted once and kept, and so are one the index leaves out and one it counts unasked; past the capacity the oldest half goes")
-    func keptAndForgotten() async throws {
-        let (counts, index) = (TokenCounts(), Index())
-        #expect(try await counts.counts(of: ["수학", "공업수"]) { index.count($0) } == ["수학": 2, "공업수": 3])
-        #expect(try await counts.counts(of: ["수학", "none", "공업수"]) { index.count($0) } == ["수학": 2, "공업수": 3])
-        #expect(try await counts.counts(of: ["none"]) { index.count($0) } == [:])
-        #expect(index.asked.withLock { $0 } == [["수학", "공업수"], ["none"]])
-        // Tokens counted beyond those asked are kept too.
-        #expect(try await counts.counts(of: ["영어"]) { _ in ["영어": 7, "일본어": 9] } == ["영어": 7])
-        #expect(try await counts.counts(of: ["일본어"]) { _ in [:] } == ["일본어": 9])
-
-        // Filling past the capacity forgets the tokens counted first, and keeps half the capacity.
-        let many = (0..<TokenCounts.capacity).map { "t\($0)" }
-        _ = try await counts.counts(of: many) { index.count($0) }
-        index.asked.withLock { $0 = [] }
-        _ = try await counts.counts(of: ["수학"]) { index.count($0) }
-        _ = try await counts.counts(of: many) { index.count($0) }
-        #expect(index.asked.withLock { $0.map(\.count) } == [1, TokenCounts.capacity / 2])
-    }
-
-    /// Counts that each wait for their turn, the first of which fails.
-    final class TurnTaking: Sendable {
-        let asked = Mutex<[[String]]>([])
-        let turns = Mutex(0)
-        let ended = Mutex(0)
 
         func count(_ tokens: [String]) async throws -> [String: Int] {
             let turn = asked.withLock { asked in
                 asked.append(tokens)
                 return asked.count
             }
-            guard await eventually({ self.turns.withLock { $0 } >= turn }) else { throw CancellationError() }
-            defer { ended.withLock { $0 += 1 } }
-            if turn == 1 { throw CancellationError() }
-            return Dictionary(uniqueKeysWithValues: tokens.map { ($0, $0.count) })
+            guard await eventually({ self.turns.withLock { $0 } >= turn }), !failing.contains(turn) else { throw CancellationError() }
+            return Dictionary(uniqueKeysWithValues: tokens.compactMap { token in token == "none" ? nil : (token, token.count) })
         }
     }
 
-    @Test("a cache counting apart answers at once with the counts it keeps, counts the others once however many searches lack them, and after a failed count counts them again")
+    @Test("a search gets the counts kept at once, and the others are counted apart, once however many searches lack them, and again after a count fails")
     func countedApart() async throws {
-        let counter = TurnTaking()
-        let counts = TokenCounts { tokens in try await counter.count(tokens) }
-        let within: @Sendable ([String]) async throws -> [String: Int] = { _ in
-            Issue.record("counted within the search")
-            return [:]
-        }
-        #expect(try await counts.counts(of: ["수학", "공업수"], count: within) == [:])
+        let index = Index(failing: [1])
+        index.turns.withLock { $0 = 0 }
+        let counts = TokenCounts { tokens in try await index.count(tokens) }
+        #expect(counts.counts(of: ["수학", "공업수"]) == [:])
         // A search lacking a token being counted starts no count of it.
-        #expect(try await counts.counts(of: ["공업수"], count: within) == [:])
-        counter.turns.withLock { $0 = 1 }
-        #expect(await eventually { counter.ended.withLock { $0 } == 1 })
-        // The count failed and kept nothing: a search lacking the token counts it again.
-        let recounted = try await eventually {
-            try await counts.counts(of: ["공업수"], count: within).isEmpty && counter.asked.withLock { $0.count } == 2
-        }
+        #expect(counts.counts(of: ["공업수"]) == [:])
+        index.turns.withLock { $0 = 1 }
+        // The first count failed and kept nothing: a search lacking the token counts it again.
+        let recounted = await eventually { counts.counts(of: ["공업수"]).isEmpty && index.asked.withLock { $0.count } == 2 }
         #expect(recounted)
-        counter.turns.withLock { $0 = 2 }
-        #expect(try await eventually { try await counts.counts(of: ["공업수"], count: within) == ["공업수": 3] })
-        #expect(counter.asked.withLock { $0 } == [["수학", "공업수"], ["공업수"]])
+        index.turns.withLock { $0 = 2 }
+        #expect(await eventually { counts.counts(of: ["공업수"]) == ["공업수": 3] })
+        #expect(index.asked.withLock { $0 } == [["수학", "공업수"], ["공업수"]])
     }
 
-    @Test("a cache counting apart gives a count past its lifetime as it was while it counts the token again")
-    func oldCountGivenWhileCounted() async throws {
-        // The first count says 7 listings, the later ones 9.
+    @Test("a token is counted once and kept, and so are one the index leaves out and one it counts unasked; past the capacity the oldest half goes")
+    func keptAndForgotten() async throws {
         let index = Index()
+        let counts = TokenCounts { tokens in
+            // Counted unasked beside another.
+            try await index.count(tokens).merging(tokens.contains("영어") ? ["일본어": 9] : [:]) { first, _ in first }
+        }
+        _ = counts.counts(of: ["수학", "공업수"])
+        #expect(await eventually { counts.counts(of: ["수학", "none", "공업수"]) == ["수학": 2, "공업수": 3] })
+        #expect(await eventually { counts.counts(of: ["none"]) == [:] && index.asked.withLock { $0.count } == 2 })
+        _ = counts.counts(of: ["영어"])
+        #expect(await eventually { counts.kept(["일본어", "영어"]) == ["일본어": 9, "영어": 2] })
+        #expect(counts.kept(["중국어"]) == [:], "kept(_:) counts nothing")
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(index.asked.withLock { $0 } == [["수학", "공업수"], ["none"], ["영어"]])
+
+        // Filling past the capacity forgets the tokens counted first, and keeps half the capacity.
+        let many = (0..<TokenCounts.capacity).map { "t\($0)" }
+        _ = counts.counts(of: many)
+        #expect(await eventually { counts.kept(many).count == TokenCounts.capacity / 2 })
+        #expect(counts.kept(["수학", "공업수", "영어", "일본어"]) == [:], "counted before the many")
+    }
+
+    @Test("a count past its lifetime is given as it was while the token is counted again")
+    func oldCountGivenWhileCounted() async throws {
+        let index = Index()
+        // The first count says 7 listings, the later ones 9.
         let counts = TokenCounts(lifetime: .milliseconds(50)) { tokens in
             let listings = index.asked.withLock { asked in
                 asked.append(tokens)
@@ -87,11 +78,10 @@ struct TokenCountsTests {
             }
             return Dictionary(uniqueKeysWithValues: tokens.map { ($0, listings) })
         }
-        let within: @Sendable ([String]) async throws -> [String: Int] = { _ in [:] }
-        #expect(try await counts.counts(of: ["수학"], count: within) == [:])
-        #expect(try await eventually { try await counts.counts(of: ["수학"], count: within) == ["수학": 7] })
+        #expect(counts.counts(of: ["수학"]) == [:])
+        #expect(await eventually { counts.counts(of: ["수학"]) == ["수학": 7] })
         try await Task.sleep(for: .milliseconds(60))
-        #expect(try await counts.counts(of: ["수학"], count: within) == ["수학": 7], "the old count, while it is counted again")
-        #expect(try await eventually { try await counts.counts(of: ["수학"], count: within) == ["수학": 9] })
+        #expect(counts.counts(of: ["수학"]) == ["수학": 7], "the old count, while it is counted again")
+        #expect(await eventually { counts.counts(of: ["수학"]) == ["수학": 9] })
     }
 }

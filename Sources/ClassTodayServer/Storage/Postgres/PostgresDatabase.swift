@@ -12,15 +12,23 @@ public struct PostgresDatabase: SQLDatabase {
     /// Where the driver logs.
     let logger: Logger
     /// The repeated statements prepared on the pool's connections.
-    private let prepared = PreparedStatements()
-    /// The keyword tokens' counts in memory, which connections lend to keyword searches.
-    private let counts = TokenCounts()
+    private let prepared: PreparedStatements
+    /// The keyword tokens' counts in memory, which connections lend to keyword searches; nil lends none.
+    private let counts: TokenCounts?
 
     /// The seam over `client`.
     init(client: PostgresClient, logger: Logger) {
-        self.client = client
-        self.logger = logger
+        let prepared = PreparedStatements()
+        let uncounted = PostgresDatabase(client: client, logger: logger, prepared: prepared, counts: nil)
+        self.init(client: client, logger: logger, prepared: prepared, counts: TokenCounts(index: TSVectorClassIndex(), database: uncounted))
     }
+
+    private init(client: PostgresClient, logger: Logger, prepared: PreparedStatements, counts: TokenCounts?) {
+        (self.client, self.logger, self.prepared, self.counts) = (client, logger, prepared, counts)
+    }
+
+    /// The keyword tokens' counts this database's connections lend.
+    public var tokenCounts: TokenCounts? { counts }
 
     /// PostgreSQL's fragments.
     public var dialect: SQLDialect { .postgres }

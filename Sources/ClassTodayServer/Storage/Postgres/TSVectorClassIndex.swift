@@ -112,11 +112,12 @@ struct TSVectorClassIndex: ClassSearchIndex {
     /// that a walk's cells cost no statement of their own.
     func estimatedCandidates(of keyword: SearchQuery, in cell: Geohash, _ db: any SQLExecutor) async throws -> Double? {
         guard cell.precision <= ClassSearchDocument.cellPrecisions.upperBound, let token = ClassSearchDocument.cellToken(cell),
-              let tokenCounts = db.tokenCounts, let counts = try await keptCounts(of: keyword.tokenRequirements.map(\.token) + [Self.everyListing], db)
+              let tokenCounts = db.tokenCounts
         else { return nil }
+        let counts = tokenCounts.counts(of: keyword.tokenRequirements.map(\.token) + [Self.everyListing])
         // Counted with every listing if the statistics keep it; not asked about otherwise.
         let lexeme = Self.cellLexeme(token)
-        guard let inCell = try await tokenCounts.counts(of: [lexeme], count: { _ in [:] })[lexeme],
+        guard let inCell = tokenCounts.kept([lexeme])[lexeme],
               let listings = counts[Self.everyListing], listings > 0, let candidates = keyword.estimatedCandidates(counts: counts)
         else { return nil }
         return Double(candidates) * Double(inCell) / Double(listings)

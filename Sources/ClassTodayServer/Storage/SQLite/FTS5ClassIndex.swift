@@ -71,7 +71,7 @@ struct FTS5ClassIndex: ClassSearchIndex {
     }
 
     /// Enough to tell a token ``SearchQuery/commonTokenFactor`` times as common as one of 16,000 listings, in about 6 ms
-    /// once per token (``TokenCounts/lifetime``), apart from the searches (the store's ``TokenCounts``).
+    /// once per token (``TokenCounts/lifetime``), apart from the searches.
     var countedListings: Int { 65_536 }
 
     /// Counted in the FTS index alone, in one statement, each count stopping at the limit: about 0.1 ms per 1,000

@@ -8,19 +8,14 @@ public struct SQLiteStore: Sendable {
     public let writer: DatabasePool
     /// The listings' points in memory, for nearest-first circles.
     let classPoints: ClassPointIndex
-    /// The keyword tokens' counts in memory, for keyword searches, counted apart from them: FTS5 counts a token by
-    /// reading its doclist.
+    /// The keyword tokens' counts in memory, for keyword searches.
     let tokenCounts: TokenCounts
 
     /// The store over `writer`, with nothing in memory yet.
     init(writer: DatabasePool) {
         let points = ClassPointIndex()
-        let pooled = SQLiteDatabase(pool: writer, points: points, counts: nil)
         (self.writer, classPoints) = (writer, points)
-        tokenCounts = TokenCounts { tokens in
-            let index = FTS5ClassIndex()
-            return try await index.counts(of: tokens, upTo: index.countedListings, pooled)
-        }
+        tokenCounts = TokenCounts(index: FTS5ClassIndex(), database: SQLiteDatabase(pool: writer, points: points, counts: nil))
     }
 
     /// The backend seam over the pool, which the repositories run on.

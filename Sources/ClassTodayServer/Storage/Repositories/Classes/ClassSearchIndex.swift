@@ -53,7 +53,7 @@ protocol ClassSearchIndex: Sendable {
     /// How many listings hold each of `tokens` (exact keyword tokens), up to `limit`, as the backend can tell without
     /// reading rows of `classes`: some tokens may be left out, or all.
     func counts(of tokens: [String], upTo limit: Int, _ db: any SQLExecutor) async throws -> [String: Int]
-    /// The most listings a count kept in memory reads (``keptCounts(of:_:)``).
+    /// The most listings a count kept in memory reads (``TokenCounts``).
     var countedListings: Int { get }
     /// About how many of `keyword`'s candidates the listings stored in `cell` hold, by the counts the backend keeps
     /// (``SQLExecutor/tokenCounts``): the keyword's ``SearchQuery/estimatedCandidates(counts:)`` in the cell's share of
@@ -79,16 +79,6 @@ protocol ClassSearchIndex: Sendable {
         _ keyword: SearchQuery, nameOnly: Bool, district: String?, columns: SQLStatement, conditions: [SQLStatement],
         after position: RecencyPosition?, limit: Int, enough: Int, _ db: any SQLExecutor
     ) async throws -> NewestHits
-}
-
-extension ClassSearchIndex {
-    /// The counts of `tokens` the backend keeps in memory (``SQLExecutor/tokenCounts``), those not kept read from the
-    /// index up to ``countedListings``, so that every count the memory holds was read alike; nil when the backend keeps
-    /// none.
-    func keptCounts(of tokens: [String], _ db: any SQLExecutor) async throws -> [String: Int]? {
-        guard let tokenCounts = db.tokenCounts else { return nil }
-        return try await tokenCounts.counts(of: tokens) { missing in try await counts(of: missing, upTo: countedListings, db) }
-    }
 }
 
 /// One read of the hits behind relevance order (``ClassSearchIndex/newest(_:nameOnly:district:columns:conditions:after:limit:enough:_:)``).

@@ -107,7 +107,7 @@ package struct SQLClassSearch {
     private func planned(_ keyword: SearchQuery, _ db: any SQLExecutor) async throws -> SearchQuery? {
         if let narrowed = try await KeywordBigrams.narrowing(keyword, db) { return narrowed }
         let tokens = keyword.tokensToCount
-        guard !tokens.isEmpty, let counts = try await index.keptCounts(of: tokens, db) else { return nil }
+        guard !tokens.isEmpty, let counts = db.tokenCounts?.counts(of: tokens), !counts.isEmpty else { return nil }
         return keyword.leavingOutCommonTokens(counts: counts)
     }
 
