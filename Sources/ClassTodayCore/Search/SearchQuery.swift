@@ -51,8 +51,8 @@ public struct SearchQuery: Sendable, Hashable {
     /// alert matching tests one query against many listings.
     private let runPatterns: [RunPattern?]
 
-    /// Each term's index condition once the typo-tolerant ones are narrowed by the bigrams the index holds
-    /// (``narrowingTypos(toBigramsIn:)``), in the order of ``terms``: nil while they are coarse.
+    /// Each term's index condition once narrowed by the index's vocabulary (``narrowing(toBigramsIn:words:)``), in the
+    /// order of ``terms``: nil while they are coarse.
     private var narrowedConditions: [IndexCondition]?
 
     /// Whether ``leavingOutCommonTokens(counts:)`` has left tokens out of the index conditions: the candidates are then
@@ -69,20 +69,50 @@ public struct SearchQuery: Sendable, Hashable {
 
     /// The Hangul bigrams a typo in a typo-tolerant term may form with the syllables beside it, in order, each once;
     /// empty when no term tolerates one, or once narrowed. Which of them the index holds tells which typos its query
-    /// must look for (``narrowingTypos(toBigramsIn:)``).
+    /// must look for (``narrowing(toBigramsIn:words:)``).
     public var typoBigrams: [String] {
         guard narrowedConditions == nil else { return [] }
         return runPatterns.flatMap { $0?.typoBigrams ?? [] }.uniqued()
     }
 
-    /// This query with its typo-tolerant terms' index conditions narrowed to the typos some listing may hold:
-    /// `present` must hold every one of ``typoBigrams`` that the index holds (it may hold more). A syllable none of
-    /// whose typos forms bigrams all in `present` needs no alternative of its own: `없는말`, where no listing holds a
-    /// pair like `없느` or `는맘`, then needs `없는` and `는말` instead of `는말`, or `없` and `말` anywhere, or `없는`. The
-    /// condition still selects every match, never names more tokens, and selects far fewer listings that do not match.
-    public func narrowingTypos(toBigramsIn present: Set<String>) -> SearchQuery {
+    /// The tokens of the word terms whose index words an index's vocabulary can list
+    /// (``SearchTokenizer/isListedWord(_:)``), in order, each once; empty once narrowed. When few index words start
+    /// with one, the query names them instead (``narrowing(toBigramsIn:words:)``).
+    public var expandablePrefixes: [String] {
+        guard narrowedConditions == nil else { return [] }
+        return terms.compactMap { term in
+            guard case .prefix(let text) = term else { return nil }
+            let token = Self.wordToken(text)
+            return Self.isExpandable(token) ? token : nil
+        }.uniqued()
+    }
+
+    /// Whether a word term's token may name the index words starting with it: every such word is a listed one
+    /// (``SearchTokenizer/isListedWord(_:)``), which `q` is not (it starts escaped tokens too).
+    private static func isExpandable(_ token: String) -> Bool {
+        SearchTokenizer.isListedWord(token[...]) && !SearchTokenizer.escapeMarker.hasPrefix(token)
+    }
+
+    /// The most index words a word term names instead of its prefix (``narrowing(toBigramsIn:words:)``).
+    public static let expandedPrefixWords = 8
+
+    /// This query with its index conditions narrowed by the index's vocabulary.
+    ///
+    /// Typo-tolerant terms look only for the typos some listing may hold: `present` must hold every one of
+    /// ``typoBigrams`` that the index holds (it may hold more). A syllable none of whose typos forms bigrams all in
+    /// `present` needs no alternative of its own: `없는말`, where no listing holds a pair like `없느` or `는맘`, then needs
+    /// `없는` and `는말` instead of `는말`, or `없` and `말` anywhere, or `없는`.
+    ///
+    /// A word term of ``expandablePrefixes`` with 1 to ``expandedPrefixWords`` index words starting with it in `words`
+    /// names those words instead of its prefix: `words` must hold, for each such prefix, every index word starting
+    /// with it, or more than ``expandedPrefixWords`` of them. An index reads a prefix by gathering every listing of
+    /// every word it starts before it intersects them: PostgreSQL's GIN took 2.1 ms for `jlpt:*` within a cell, and
+    /// 0.09 ms for `jlpt`.
+    ///
+    /// The conditions still select every match, and far fewer listings that do not match.
+    public func narrowing(toBigramsIn present: Set<String>, words: Set<String> = []) -> SearchQuery {
         var query = self
-        query.narrowedConditions = terms.indices.map { condition(at: $0, presentBigrams: present) }
+        query.narrowedConditions = terms.indices.map { condition(at: $0, presentBigrams: present, words: words) }
         return query
     }
 
@@ -181,8 +211,9 @@ public struct SearchQuery: Sendable, Hashable {
 
     /// Whether the index query can select documents that ``matches(_:)`` rejects, so that candidates must be
     /// confirmed: a run term of three or more characters needs its bigrams in sequence, which the index cannot
-    /// tell apart from the same bigrams elsewhere; initial consonants and typos are found through coarser tokens;
-    /// and a long query may have had requirements left out.
+    /// tell apart from the same bigrams elsewhere; initial consonants and typos are found through coarser tokens; the
+    /// word `q`, or an ASCII word starting `qx`, starts escaped tokens too (``SearchTokenizer/escapeMarker``), such as
+    /// the initials of `수학`; and a long query may have had requirements left out.
     public var needsVerification: Bool {
         let coarse = runPatterns.contains { pattern in
             pattern.map { $0.scalars.count >= 3 || $0.matchesInitials } ?? false
@@ -190,7 +221,11 @@ public struct SearchQuery: Sendable, Hashable {
         let requirementCount = terms.indices.reduce(0) { count, index in
             count + condition(at: index).alternatives.reduce(0) { $0 + $1.count }
         }
-        return leavesOutCommonTokens || coarse || requirementCount > SearchTokenizer.maximumMatchTerms
+        let startsEscapedTokens = terms.contains { term in
+            guard case .prefix(let text) = term else { return false }
+            return (text == "q" || text.hasPrefix(SearchTokenizer.escapeMarker)) && text.unicodeScalars.allSatisfy(\.isASCII)
+        }
+        return leavesOutCommonTokens || coarse || startsEscapedTokens || requirementCount > SearchTokenizer.maximumMatchTerms
     }
 
     /// The terms as text that ``SearchTokenizer/query(_:)`` parses back into this same query.
@@ -252,17 +287,27 @@ public struct SearchQuery: Sendable, Hashable {
 
     /// The index condition of the term at `index`, narrowed if the query is.
     private func condition(at index: Int) -> IndexCondition {
-        narrowedConditions?[index] ?? condition(at: index, presentBigrams: nil)
+        narrowedConditions?[index] ?? condition(at: index, presentBigrams: nil, words: [])
     }
 
-    /// The index condition of the term at `index`, its typos narrowed to `presentBigrams` when given.
-    private func condition(at index: Int, presentBigrams: Set<String>?) -> IndexCondition {
+    /// The index condition of the term at `index`, its typos narrowed to `presentBigrams` when given, and its prefix
+    /// to the `words` starting with it when they are few (``narrowing(toBigramsIn:words:)``).
+    private func condition(at index: Int, presentBigrams: Set<String>?, words: Set<String>) -> IndexCondition {
         switch terms[index] {
         case .prefix(let text):
-            let token = SearchTokenizer.TokenEncoder.wordToken(Array(text.unicodeScalars)[...])
-            return IndexCondition(alternatives: [[TokenRequirement(token: token, isPrefix: true)]])
+            let token = Self.wordToken(text)
+            let named = Self.isExpandable(token) ? words.filter { $0.hasPrefix(token) }.sorted() : []
+            guard (1...Self.expandedPrefixWords).contains(named.count) else {
+                return IndexCondition(alternatives: [[TokenRequirement(token: token, isPrefix: true)]])
+            }
+            return IndexCondition(alternatives: named.map { [TokenRequirement(token: $0, isPrefix: false)] })
         case .substring(let text):
             return (runPatterns[index] ?? RunPattern(text)).indexCondition(presentBigrams: presentBigrams)
         }
+    }
+
+    /// The index token of a word term's text.
+    private static func wordToken(_ text: String) -> String {
+        SearchTokenizer.TokenEncoder.wordToken(Array(text.unicodeScalars)[...])
     }
 }

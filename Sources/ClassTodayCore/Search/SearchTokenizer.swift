@@ -70,6 +70,20 @@ public enum SearchTokenizer {
         }.map(String.init))
     }
 
+    /// The index words among the tokens of `indexText` (``indexText(for:)``) that an index's vocabulary lists
+    /// (``isListedWord(_:)``), each once: a word term starting few of them names them instead of its prefix
+    /// (``SearchQuery/expandablePrefixes``).
+    public static func listedWords(inIndexText indexText: String) -> Set<String> {
+        Set(indexText.split(separator: " ").lazy.filter(isListedWord).map(String.init))
+    }
+
+    /// Whether an index token is a word a vocabulary lists: ASCII letters and digits, not starting with
+    /// ``escapeMarker``, as no other token (a Hangul n-gram, an escaped word or n-gram) can be.
+    public static func isListedWord(_ token: Substring) -> Bool {
+        !token.isEmpty && !token.hasPrefix(escapeMarker)
+            && token.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) }
+    }
+
     /// Parses a user's search text; nil when it holds nothing searchable (empty, only white space,
     /// punctuation or symbols), which the API reports as an invalid query.
     public static func query(_ text: String) -> SearchQuery? {

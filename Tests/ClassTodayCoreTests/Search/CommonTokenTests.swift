@@ -11,7 +11,7 @@ struct CommonTokenTests {
 
     @Test("공업수학 leaves out 수학, nine times as common as 공업 and 업수, and is still confirmed; an exact keyword counts nothing")
     func examples() throws {
-        let word = try #require(SearchTokenizer.query("공업수학")).narrowingTypos(toBigramsIn: [])
+        let word = try #require(SearchTokenizer.query("공업수학")).narrowing(toBigramsIn: [])
         #expect(word.tokensToCount == ["공업", "업수", "수학"])
         let thinned = word.leavingOutCommonTokens(counts: ["공업": 9_002, "업수": 9_010, "수학": 77_254])
         #expect(thinned.ftsMatchExpression == #""공업" AND "업수""#)
@@ -31,7 +31,7 @@ struct CommonTokenTests {
     @Test("a keyword's candidates are estimated from its counts: a word's rarest token, a term's most held alternative, the rarest term; none without counts")
     func estimatedCandidates() throws {
         let counts = ["공업": 9_002, "업수": 9_010, "수학": 77_254, "jlpt": 6_073, "요가": 5_000]
-        let word = try #require(SearchTokenizer.query("공업수학")).narrowingTypos(toBigramsIn: [])
+        let word = try #require(SearchTokenizer.query("공업수학")).narrowing(toBigramsIn: [])
         #expect(word.estimatedCandidates(counts: counts) == 9_002)
         #expect(word.leavingOutCommonTokens(counts: counts).estimatedCandidates(counts: counts) == 9_002)
         // A prefix counts as its own token; the rarest term bounds the keyword; a term without counts is passed over.
@@ -41,7 +41,7 @@ struct CommonTokenTests {
         #expect(try #require(SearchTokenizer.query("toeic")).estimatedCandidates(counts: counts) == nil)
         // A typo-tolerant word's alternatives: the most held one, each taken as its rarest token.
         let whole = try #require(SearchTokenizer.query("공업수학"))
-        let typo = whole.narrowingTypos(toBigramsIn: Set(whole.typoBigrams))
+        let typo = whole.narrowing(toBigramsIn: Set(whole.typoBigrams))
         let alternatives = typo.conditions[0].alternatives
         #expect(alternatives.count > 1)
         let held = Set(alternatives[1].map(\.token))
@@ -78,7 +78,7 @@ struct CommonTokenTests {
         var thinnedAny = 0
         for _ in 0..<120 {
             let word = try #require(SearchTokenizer.query(words.randomElement(using: &random)!))
-            let query = word.narrowingTypos(toBigramsIn: Set(listings.flatMap { TypoNarrowingTests.bigrams(of: $0) }))
+            let query = word.narrowing(toBigramsIn: Set(listings.flatMap { TypoNarrowingTests.bigrams(of: $0) }))
             let counted = query.tokensToCount
             if !query.needsVerification { #expect(counted.isEmpty, "\(query.canonicalText) is exact") }
             // Counts as the listings hold them, or at random.

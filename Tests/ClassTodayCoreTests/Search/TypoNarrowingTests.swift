@@ -2,7 +2,7 @@ import ClassTodayTestSupport
 import Testing
 @testable import ClassTodayCore
 
-/// A typo-tolerant word's index condition narrowed by the bigrams the index holds (``SearchQuery/narrowingTypos(toBigramsIn:)``):
+/// A typo-tolerant word's index condition narrowed by the bigrams the index holds (``SearchQuery/narrowing(toBigramsIn:)``):
 /// it must still select every listing the word matches, and should select few that it does not.
 @Suite("Typo-tolerant words narrowed by the index's bigrams")
 struct TypoNarrowingTests {
@@ -48,20 +48,20 @@ struct TypoNarrowingTests {
         #expect(try listings.map { try Self.selects(coarse, $0) } == [true, true, true, false, false, true])
 
         let withoutTypos = listings.dropLast().reduce(into: Set<String>()) { $0.formUnion(Self.bigrams(of: $1)) }
-        let narrowed = coarse.narrowingTypos(toBigramsIn: withoutTypos)
+        let narrowed = coarse.narrowing(toBigramsIn: withoutTypos)
         #expect(narrowed.ftsMatchExpression == #""없는" AND "는말""#)
         #expect(try listings.dropLast().map { try Self.selects(narrowed, $0) } == [false, true, false, false, false])
         #expect(narrowed.typoBigrams.isEmpty, "a narrowed word has nothing left to look up")
 
         // Once a listing holds 는맘, a typo in 말 may be anywhere 없는 is.
         let withTypo = withoutTypos.union(Self.bigrams(of: listings.removeLast()))
-        #expect(try Self.selects(coarse.narrowingTypos(toBigramsIn: withTypo), "없는맘 카페"))
-        #expect(coarse.narrowingTypos(toBigramsIn: withTypo).ftsMatchExpression == #""없는""#)
+        #expect(try Self.selects(coarse.narrowing(toBigramsIn: withTypo), "없는맘 카페"))
+        #expect(coarse.narrowing(toBigramsIn: withTypo).ftsMatchExpression == #""없는""#)
 
         let word = try #require(SearchTokenizer.query("공업수학"))
-        #expect(try !Self.selects(word.narrowingTypos(toBigramsIn: withoutTypos), "수학 공부"), "공 and 수학 apart are no typo of 공업수학")
+        #expect(try !Self.selects(word.narrowing(toBigramsIn: withoutTypos), "수학 공부"), "공 and 수학 apart are no typo of 공업수학")
         #expect(try Self.selects(word, "수학 공부"))
-        #expect(word.narrowingTypos(toBigramsIn: []).ftsMatchExpression == #""공업" AND "업수" AND "수학""#)
+        #expect(word.narrowing(toBigramsIn: []).ftsMatchExpression == #""공업" AND "업수" AND "수학""#)
     }
 
     @Test("random words with a typo or none: the narrowed condition selects every listing they match, keeps only alternatives of the coarse one or the exact word's, and selects fewer that they do not")
@@ -85,7 +85,7 @@ struct TypoNarrowingTests {
             let text = String(String.UnicodeScalarView(Bool.random(using: &random) ? word : Self.misspelled(word, using: &random)))
             let coarse = try #require(SearchTokenizer.query(text))
             // A superset of the listings' bigrams, as the table of bigrams no listing holds any more is.
-            let narrowed = coarse.narrowingTypos(toBigramsIn: present.union(coarse.typoBigrams.filter { _ in Int.random(in: 0..<50, using: &random) == 0 }))
+            let narrowed = coarse.narrowing(toBigramsIn: present.union(coarse.typoBigrams.filter { _ in Int.random(in: 0..<50, using: &random) == 0 }))
             #expect(narrowed.conditions.count == 1 && narrowed.conditions[0].alternatives.allSatisfy { alternative in
                 coarse.conditions[0].alternatives.contains(alternative) || alternative.allSatisfy { $0.token.count == 2 && text.contains($0.token) }
             }, "\(text)")

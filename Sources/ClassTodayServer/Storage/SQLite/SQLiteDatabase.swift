@@ -24,6 +24,9 @@ public struct SQLiteDatabase: SQLDatabase {
     /// SQLite's fragments.
     public var dialect: SQLDialect { .sqlite }
 
+    /// The keyword tokens' counts this database's leases lend.
+    public var tokenCounts: TokenCounts? { counts }
+
     public func rows(_ statement: SQLStatement) async throws -> [SQLRow] {
         try await pool.read { db in try Self.rows(statement, db) }
     }

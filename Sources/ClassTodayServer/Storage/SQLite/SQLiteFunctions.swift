@@ -114,7 +114,7 @@ package enum ClassSearchDocument {
         name + "\n" + description
     }
 
-    /// A listing's keyword tokens, cut once for the backend's index and for ``KeywordBigrams``.
+    /// A listing's keyword tokens, cut once for the backend's index and for ``KeywordVocabulary``.
     struct Tokens {
         /// The tokens of the name and description, space-separated (``tokens(name:description:)``).
         let all: String

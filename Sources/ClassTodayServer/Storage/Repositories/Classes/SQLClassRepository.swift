@@ -43,12 +43,12 @@ public struct SQLClassRepository: ClassRepository {
         try await index(listing, db)
     }
 
-    /// Stores `listing`'s keyword tokens in the backend's index and their bigrams in ``KeywordBigrams``, inside the
-    /// caller's transaction.
+    /// Stores `listing`'s keyword tokens in the backend's index and their bigrams and words in ``KeywordVocabulary``,
+    /// inside the caller's transaction.
     private static func index(_ listing: ClassListing, _ db: any SQLExecutor) async throws {
         let tokens = ClassSearchDocument.Tokens(listing)
         try await db.dialect.classIndex.index(listing, tokens: tokens, db)
-        try await KeywordBigrams.record(tokens, db)
+        try await KeywordVocabulary.record(tokens, db)
     }
 
     public func view(id: String, viewerId: String?) async throws -> ClassView? {

@@ -28,7 +28,7 @@ import Foundation
 /// from the keyword index (``ClassSearchIndex/newest(_:nameOnly:district:columns:conditions:after:limit:enough:_:)``), and stops
 /// once the page is full: no hit is scored, however common the word.
 package struct SQLClassSearch {
-    /// The search; its keyword's typos narrowed once the read has looked them up (``KeywordBigrams``).
+    /// The search; its keyword narrowed once the read has looked up its typos and words (``KeywordVocabulary``).
     private(set) var search: ClassSearch
     let page: PageRequest
     let viewerId: String?
@@ -101,11 +101,11 @@ package struct SQLClassSearch {
     }
 
     /// `keyword` as the index had best read it, one step at a time: its typos narrowed to the bigrams the index holds
-    /// (``KeywordBigrams``), then, when its candidates are confirmed anyway, its tokens far more common than the rarest
-    /// beside them left out, by the counts the backend keeps (``SearchQuery/leavingOutCommonTokens(counts:)``). Nil
-    /// once neither step is left.
+    /// and its words' prefixes to the few words they start (``KeywordVocabulary``), then, when its candidates are
+    /// confirmed anyway, its tokens far more common than the rarest beside them left out, by the counts the backend
+    /// keeps (``SearchQuery/leavingOutCommonTokens(counts:)``). Nil once neither step is left.
     private func planned(_ keyword: SearchQuery, _ db: any SQLExecutor) async throws -> SearchQuery? {
-        if let narrowed = try await KeywordBigrams.narrowing(keyword, db) { return narrowed }
+        if let narrowed = try await KeywordVocabulary.narrowing(keyword, db) { return narrowed }
         let tokens = keyword.tokensToCount
         guard !tokens.isEmpty, let counts = db.tokenCounts?.counts(of: tokens), !counts.isEmpty else { return nil }
         return keyword.leavingOutCommonTokens(counts: counts)
