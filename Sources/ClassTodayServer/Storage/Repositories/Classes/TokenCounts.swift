@@ -52,16 +52,9 @@ public final class TokenCounts: Sendable {
     /// apart for the searches after this one.
     func counts(of tokens: [String]) -> [String: Int] {
         let now = ContinuousClock.now
-        var missing: [String] = []
-        let known = counts.withLock { counts in
-            tokens.reduce(into: [String: Int]()) { known, token in
-                guard let kept = counts[token] else { return missing.append(token) }
-                if now - kept.counted >= lifetime { missing.append(token) }
-                known[token] = kept.listings
-            }
-        }
+        let missing = counts.withLock { counts in tokens.filter { token in counts[token].map { now - $0.counted >= lifetime } ?? true } }
         if !missing.isEmpty { startCounting(missing) }
-        return known
+        return kept(tokens)
     }
 
     /// The counts kept of `tokens`, however old, counting none: for tokens the index counts only beside others
