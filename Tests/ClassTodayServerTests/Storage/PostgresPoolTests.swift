@@ -1,10 +1,12 @@
 import Foundation
 import Logging
+import PostgresNIO
 import Testing
 @testable import ClassTodayServer
 
 /// The pool is of a fixed size (``PostgresStore``): it opens `poolSize` connections as it starts and keeps them, so that
-/// no lease cancels an idle timer that a release started. Runs only when `CLASSTODAY_TEST_DATABASE_URL` names a server.
+/// no lease cancels an idle timer that a release started; and it sends no pings, the server probing its connections
+/// with TCP keepalives instead. Runs only when `CLASSTODAY_TEST_DATABASE_URL` names a server.
 @Suite("PostgreSQL pool", .postgresOnly)
 struct PostgresPoolTests {
     static let logger = Logger(label: "test.postgres-pool") { _ in SwiftLogNoOpLogHandler() }
@@ -43,5 +45,66 @@ struct PostgresPoolTests {
             try await group.waitForAll()
         }
         #expect(try await Self.connections(store) == 4)
+    }
+
+    @Test("the server probes each connection of the pool with TCP keepalives, in place of the pool's pings")
+    func keepalivesFromTheServer() async throws {
+        let url = try #require(try PostgresTestDatabase.freshURL())
+        let store = try PostgresStore.open(url: url, logger: Self.logger)
+        defer { store.close() }
+        let statement: SQLStatement = """
+            SELECT current_setting('tcp_keepalives_idle') AS idle, current_setting('tcp_keepalives_interval') AS interval,
+                current_setting('tcp_keepalives_count') AS count
+            """
+        let row = try #require(try await store.database.rows(statement).first)
+        #expect(try row["idle"] as String == "30")
+        #expect(try row["interval"] as String == "10")
+        #expect(try row["count"] as String == "3")
+        // The chat bus's listener, a connection of its own.
+        let listener = try await PostgresConnection.connect(configuration: store.connectionConfiguration, id: 1, logger: Self.logger)
+        defer { Task { try? await listener.close() } }
+        let settings = try await listener.query("SELECT current_setting('tcp_keepalives_idle'), current_setting('tcp_keepalives_count')", logger: Self.logger)
+        for try await (idle, count) in settings.decode((String, String).self) {
+            #expect(idle == "30" && count == "3")
+        }
+    }
+
+    @Test("connections the server ends are replaced, and the statements after them succeed")
+    func endedConnectionsReplaced() async throws {
+        let url = try #require(try PostgresTestDatabase.freshURL())
+        let store = try PostgresStore.open(url: url, logger: Self.logger)
+        defer { store.close() }
+        #expect(try await Self.connections(store, becoming: 4) == 4)
+        let before = try await Self.backends(store)
+        let ended: SQLStatement = """
+            SELECT COUNT(*) AS ended FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()) t
+            """
+        #expect(try await store.database.rows(ended).first?["ended"] as Int64? == 3)
+        // The pool hears of each end as its socket closes, and opens another connection in its place.
+        // A statement may meet a connection whose end the pool has not heard of yet, and fail: it is asked again.
+        let deadline = ContinuousClock.now + .seconds(10)
+        var pids: Set<Int64> = []
+        while ContinuousClock.now < deadline {
+            pids = (try? await Self.backends(store)) ?? []
+            if pids.count == 4 { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(pids.count == 4)
+        #expect(pids.intersection(before).count == 1)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<40 {
+                group.addTask { _ = try await store.database.rows("SELECT pg_sleep(0.01)") }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    /// The process ids of the backends serving the store's database.
+    static func backends(_ store: PostgresStore) async throws -> Set<Int64> {
+        let statement: SQLStatement = """
+            SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'
+            """
+        return Set(try await store.database.rows(statement).map { try $0["pid"] as Int64 })
     }
 }

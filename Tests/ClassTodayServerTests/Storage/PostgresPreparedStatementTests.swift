@@ -20,6 +20,33 @@ struct PostgresPreparedStatementTests {
         return statement
     }
 
+    @Test("each type the seam reads comes back as its value, prepared or not; a tsvector reads as NULL")
+    func everyType() async throws {
+        let url = try #require(try PostgresTestDatabase.freshURL())
+        let store = try PostgresStore.open(url: url, logger: Self.logger)
+        defer { store.close() }
+        let expected: [(column: String, sql: String, value: SQLValue)] = [
+            ("small", "(-7)::int2", .integer(-7)), ("regular", "(-70000)::int4", .integer(-70_000)),
+            ("big", "(-9000000000)::int8", .integer(-9_000_000_000)), ("single", "(-1.5)::float4", .real(-1.5)),
+            ("double", "(-2.25)::float8", .real(-2.25)), ("decimal", "(12.75)::numeric", .real(12.75)),
+            ("yes", "true", .integer(1)), ("no", "false", .integer(0)), ("text", "'수학 \\ math'::text", .text("수학 \\ math")),
+            ("varchar", "'기타'::varchar", .text("기타")), ("name", "'relname'::name", .text("relname")),
+            ("bpchar", "'ab'::char(3)", .text("ab ")), ("json", "'[\"a\", 1]'::json", .text("[\"a\", 1]")),
+            ("jsonb", "'{\"a\": [1, \"가\"]}'::jsonb", .text("{\"a\": [1, \"가\"]}")),
+            ("vector", "to_tsvector('simple', 'guitar')", .null), ("empty", "''::text", .text("")), ("missing", "NULL::int8", .null),
+        ]
+        for repeated in [false, true] {
+            var statement = SQLStatement(stringLiteral: "SELECT " + expected.map { "\($0.sql) AS \($0.column)" }.joined(separator: ", "))
+            statement.isRepeated = repeated
+            for _ in 0..<2 {
+                let row = try #require(try await store.database.rows(statement).first)
+                for (column, _, value) in expected {
+                    #expect(try row.value(column) == value, "\(column), repeated: \(repeated)")
+                }
+            }
+        }
+    }
+
     @Test("a repeated statement reads the same rows as an unnamed one: integers, reals, text, NULL and booleans, across more texts than a connection keeps")
     func sameRowsAsUnnamed() async throws {
         let url = try #require(try await PostgresTestDatabase.freshMigratedURL())
