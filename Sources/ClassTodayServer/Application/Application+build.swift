@@ -73,7 +73,7 @@ public struct ServerEnvironment: Sendable {
         let chatBus: any ChatBus
         switch try configuration.databaseLocation() {
         case .sqlite(let path):
-            let store = try SQLiteStore.open(path: path, durableCommits: configuration.durableCommits)
+            let store = try SQLiteStore.open(path: path, durableCommits: configuration.durableCommits, logger: logger)
             try await store.migrate(try migrations("sqlite"), logger: logger)
             storage = .sqlite(store)
             chatBus = InProcessChatBus()

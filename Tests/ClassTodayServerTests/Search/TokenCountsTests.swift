@@ -1,3 +1,4 @@
+import Logging
 import Synchronization
 import Testing
 @testable import ClassTodayServer
@@ -27,11 +28,41 @@ struct TokenCountsTests {
         }
     }
 
-    @Test("a search gets the counts kept at once, and the others are counted apart, once however many searches lack them, and again after a count fails")
+    /// The levels of the messages logged through a ``RecordingLogHandler``.
+    final class LoggedLevels: Sendable {
+        let levels = Mutex<[Logger.Level]>([])
+    }
+
+    /// A log handler keeping the levels of the messages logged through it.
+    struct RecordingLogHandler: LogHandler {
+        let logged: LoggedLevels
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            logged.levels.withLock { $0.append(event.level) }
+        }
+    }
+
+    /// A logger keeping its messages' levels in `logged`.
+    static func recordingLogger(_ logged: LoggedLevels) -> Logger {
+        Logger(label: "test.token-counts") { _ in RecordingLogHandler(logged: logged) }
+    }
+
+    /// A logger dropping its messages.
+    static let logger = Logger(label: "test.token-counts") { _ in SwiftLogNoOpLogHandler() }
+
+    @Test("a search gets the counts kept at once, and the others are counted apart, once however many searches lack them, and again after a count fails, which is logged")
     func countedApart() async throws {
         let index = Index(failing: [1])
         index.turns.withLock { $0 = 0 }
-        let counts = TokenCounts { tokens in try await index.count(tokens) }
+        let logged = LoggedLevels()
+        let counts = TokenCounts(logger: Self.recordingLogger(logged)) { tokens in try await index.count(tokens) }
         #expect(counts.counts(of: ["수학", "공업수"]) == [:])
         // A search lacking a token being counted starts no count of it.
         #expect(counts.counts(of: ["공업수"]) == [:])
@@ -39,6 +70,7 @@ struct TokenCountsTests {
         // The first count failed and kept nothing: a search lacking the token counts it again.
         let recounted = await eventually { counts.counts(of: ["공업수"]).isEmpty && index.asked.withLock { $0.count } == 2 }
         #expect(recounted)
+        #expect(logged.levels.withLock { $0 } == [.warning])
         index.turns.withLock { $0 = 2 }
         #expect(await eventually { counts.counts(of: ["공업수"]) == ["공업수": 3] })
         #expect(index.asked.withLock { $0 } == [["수학", "공업수"], ["공업수"]])
@@ -47,7 +79,7 @@ struct TokenCountsTests {
     @Test("a token is counted once and kept, and so are one the index leaves out and one it counts unasked; past the capacity the oldest half goes")
     func keptAndForgotten() async throws {
         let index = Index()
-        let counts = TokenCounts { tokens in
+        let counts = TokenCounts(logger: Self.logger) { tokens in
             // Counted unasked beside another.
             try await index.count(tokens).merging(tokens.contains("영어") ? ["일본어": 9] : [:]) { first, _ in first }
         }
@@ -71,7 +103,7 @@ struct TokenCountsTests {
     func oldCountGivenWhileCounted() async throws {
         let index = Index()
         // The first count says 7 listings, the later ones 9.
-        let counts = TokenCounts(lifetime: .milliseconds(50)) { tokens in
+        let counts = TokenCounts(lifetime: .milliseconds(50), logger: Self.logger) { tokens in
             let listings = index.asked.withLock { asked in
                 asked.append(tokens)
                 return asked.count == 1 ? 7 : 9

@@ -20,7 +20,7 @@ public struct PostgresDatabase: SQLDatabase {
     init(client: PostgresClient, logger: Logger) {
         let prepared = PreparedStatements()
         let uncounted = PostgresDatabase(client: client, logger: logger, prepared: prepared, counts: nil)
-        self.init(client: client, logger: logger, prepared: prepared, counts: TokenCounts(index: TSVectorClassIndex(), database: uncounted))
+        self.init(client: client, logger: logger, prepared: prepared, counts: TokenCounts(index: TSVectorClassIndex(), database: uncounted, logger: logger))
     }
 
     private init(client: PostgresClient, logger: Logger, prepared: PreparedStatements, counts: TokenCounts?) {

@@ -11,11 +11,11 @@ public struct SQLiteStore: Sendable {
     /// The keyword tokens' counts in memory, for keyword searches.
     let tokenCounts: TokenCounts
 
-    /// The store over `writer`, with nothing in memory yet.
-    init(writer: DatabasePool) {
+    /// The store over `writer`, with nothing in memory yet, telling `logger` what goes wrong in the background.
+    init(writer: DatabasePool, logger: Logger) {
         let points = ClassPointIndex()
         (self.writer, classPoints) = (writer, points)
-        tokenCounts = TokenCounts(index: FTS5ClassIndex(), database: SQLiteDatabase(pool: writer, points: points, counts: nil))
+        tokenCounts = TokenCounts(index: FTS5ClassIndex(), database: SQLiteDatabase(pool: writer, points: points, counts: nil), logger: logger)
     }
 
     /// The backend seam over the pool, which the repositories run on.
@@ -42,8 +42,11 @@ public struct SQLiteStore: Sendable {
     /// Opens (creating if needed) the database file at `path`.
     ///
     /// Foreign keys are on, writers wait up to `busyTimeout` for a lock, and with `durableCommits`
-    /// each commit waits for the disk (`synchronous=FULL`) so that an acknowledged write survives power loss.
-    public static func open(path: String, durableCommits: Bool = true, busyTimeout: TimeInterval = 5) throws -> SQLiteStore {
+    /// each commit waits for the disk (`synchronous=FULL`) so that an acknowledged write survives power loss. What goes
+    /// wrong in the background (a keyword count) is told to `logger`.
+    public static func open(
+        path: String, durableCommits: Bool = true, busyTimeout: TimeInterval = 5, logger: Logger = Logger(label: "classtoday.sqlite")
+    ) throws -> SQLiteStore {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var configuration = GRDB.Configuration()
@@ -62,7 +65,7 @@ public struct SQLiteStore: Sendable {
         try pool.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
         }
-        return SQLiteStore(writer: pool)
+        return SQLiteStore(writer: pool, logger: logger)
     }
 
     /// Applies pending migrations, one transaction per file, and returns the ones applied.

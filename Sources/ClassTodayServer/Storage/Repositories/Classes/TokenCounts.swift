@@ -1,4 +1,5 @@
 import ClassTodayCore
+import Logging
 import Synchronization
 
 /// How many listings hold each of some keyword tokens, as the keyword index counted them, kept in memory for a while
@@ -32,20 +33,23 @@ public final class TokenCounts: Sendable {
     /// How long a count is used before the index is asked again: ten minutes, unless a test says otherwise.
     let lifetime: Duration
 
+    /// Where a count that failed is told.
+    private let logger: Logger
+
     /// The most tokens kept: past it, the half counted longest ago is forgotten.
     static let capacity = 20_000
 
     /// An empty cache keeping counts for `lifetime`, which `count` reads. The index may leave some tokens out of its
     /// answer, which are then not counted again for as long as a count is kept either: a walk asks about each of its
     /// cells, most of which PostgreSQL's statistics leave out. It may count more tokens than asked, which are kept too.
-    init(lifetime: Duration = .seconds(600), count: @escaping @Sendable ([String]) async throws -> [String: Int]) {
-        (self.lifetime, self.count) = (lifetime, count)
+    init(lifetime: Duration = .seconds(600), logger: Logger, count: @escaping @Sendable ([String]) async throws -> [String: Int]) {
+        (self.lifetime, self.logger, self.count) = (lifetime, logger, count)
     }
 
     /// An empty cache counting tokens with `index` on `database`, up to the index's
-    /// ``ClassSearchIndex/countedListings``.
-    convenience init(index: any ClassSearchIndex, database: any SQLExecutor) {
-        self.init { tokens in try await index.counts(of: tokens, upTo: index.countedListings, database) }
+    /// ``ClassSearchIndex/countedListings``, and telling `logger` of a count that failed.
+    convenience init(index: any ClassSearchIndex, database: any SQLExecutor, logger: Logger) {
+        self.init(logger: logger) { tokens in try await index.counts(of: tokens, upTo: index.countedListings, database) }
     }
 
     /// The counts kept of `tokens`, however old; those not kept, or kept for longer than ``lifetime``, are counted
@@ -66,15 +70,19 @@ public final class TokenCounts: Sendable {
     }
 
     /// Counts those of `tokens` no search is counting already, in a task of its own. A count that fails keeps
-    /// nothing: the next search to lack the tokens counts them again.
+    /// nothing, and is logged: the next search to lack the tokens counts them again.
     private func startCounting(_ tokens: [String]) {
         let started = counting.withLock { counting in tokens.filter { counting.insert($0).inserted } }
         guard !started.isEmpty else { return }
         Task {
             defer { counting.withLock { $0.subtract(started) } }
             let countedAt = ContinuousClock.now
-            guard let read = try? await count(started) else { return }
-            keep(read, of: started, countedAt: countedAt)
+            do {
+                keep(try await count(started), of: started, countedAt: countedAt)
+            } catch {
+                logger.warning("Counting keyword tokens failed; searches go on without their counts",
+                               metadata: ["tokens": "\(started.count)", "error": "\(String(reflecting: error))"])
+            }
         }
     }
 
