@@ -1030,7 +1030,11 @@ package struct SQLClassSearch {
         }
         if let box = search.box {
             area.conditions.append("c.lat BETWEEN \(box.minLat) AND \(box.maxLat)")
-            area.conditions.append(box.crossesAntimeridian ? "(c.lon >= \(box.minLon) OR c.lon <= \(box.maxLon))" : "c.lon BETWEEN \(box.minLon) AND \(box.maxLon)")
+            var longitude: SQLStatement = box.crossesAntimeridian
+                ? "c.lon >= \(box.minLon) OR c.lon <= \(box.maxLon)" : "c.lon BETWEEN \(box.minLon) AND \(box.maxLon)"
+            // 180 and -180 name one meridian (``GeoBoundingBox/contains(_:)``): a box holding it holds listings at either.
+            if box.contains(GeoPoint(lat: box.minLat, lon: 180)) { longitude.append(" OR c.lon IN (180, -180)") }
+            area.conditions.append("(\(longitude))")
         }
         if let circle = search.circle {
             // Geohash ranges leave out the listings without a place; without ranges this does, as the distance of one
