@@ -80,7 +80,7 @@ public final class TokenCounts: Sendable {
             do {
                 keep(try await count(started), of: started, countedAt: countedAt)
             } catch {
-                logger.warning("Counting keyword tokens failed; searches go on without their counts",
+                logger.warning("counting keyword tokens failed; searches go on without their counts",
                                metadata: ["tokens": "\(started.count)", "error": "\(String(reflecting: error))"])
             }
         }
