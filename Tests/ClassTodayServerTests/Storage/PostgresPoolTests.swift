@@ -87,7 +87,8 @@ struct PostgresPoolTests {
         var pids: Set<Int64> = []
         while ContinuousClock.now < deadline {
             pids = (try? await Self.backends(store)) ?? []
-            if pids.count == 4 { break }
+            // An ended backend stays listed until it has exited.
+            if pids.count == 4, pids.intersection(before).count == 1 { break }
             try await Task.sleep(for: .milliseconds(50))
         }
         #expect(pids.count == 4)
