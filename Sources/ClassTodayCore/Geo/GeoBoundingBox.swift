@@ -37,8 +37,12 @@ public struct GeoBoundingBox: Sendable, Hashable {
     /// Whether `point` lies in the box (edges included). The point's longitude is wrapped into
     /// -180...180 first, and ±180 count as the same meridian.
     public func contains(_ point: GeoPoint) -> Bool {
-        guard point.lat >= minLat, point.lat <= maxLat else { return false }
-        let lon = GeoPoint.wrappedLongitude(point.lon)
+        point.lat >= minLat && point.lat <= maxLat && containsLongitude(point.lon)
+    }
+
+    /// Whether the box's longitudes hold `lon`, wrapped into -180...180 first; ±180 count as the same meridian.
+    public func containsLongitude(_ lon: Double) -> Bool {
+        let lon = GeoPoint.wrappedLongitude(lon)
         if containsLongitudeExactly(lon) { return true }
         if lon == 180 { return containsLongitudeExactly(-180) }
         if lon == -180 { return containsLongitudeExactly(180) }

@@ -90,7 +90,7 @@ public struct SearchQuery: Sendable, Hashable {
     /// Whether a word term's token may name the index words starting with it: every such word is a listed one
     /// (``SearchTokenizer/isListedWord(_:)``), which `q` is not (it starts escaped tokens too).
     private static func isExpandable(_ token: String) -> Bool {
-        SearchTokenizer.isListedWord(token[...]) && !SearchTokenizer.escapeMarker.hasPrefix(token)
+        SearchTokenizer.isListedWord(token[...]) && !SearchTokenizer.mayStartEscapedTokens(token)
     }
 
     /// The most index words a word term names instead of its prefix (``narrowing(toBigramsIn:words:)``).
@@ -223,7 +223,7 @@ public struct SearchQuery: Sendable, Hashable {
         }
         let startsEscapedTokens = terms.contains { term in
             guard case .prefix(let text) = term else { return false }
-            return (text == "q" || text.hasPrefix(SearchTokenizer.escapeMarker)) && text.unicodeScalars.allSatisfy(\.isASCII)
+            return SearchTokenizer.mayStartEscapedTokens(text) && text.unicodeScalars.allSatisfy(\.isASCII)
         }
         return leavesOutCommonTokens || coarse || startsEscapedTokens || requirementCount > SearchTokenizer.maximumMatchTerms
     }

@@ -77,6 +77,12 @@ public enum SearchTokenizer {
         Set(indexText.split(separator: " ").lazy.filter(isListedWord).map(String.init))
     }
 
+    /// Whether index tokens starting with `prefix` may be escaped ones (``escapeMarker``): `q`, `qx`, or anything
+    /// starting `qx`.
+    static func mayStartEscapedTokens(_ prefix: some StringProtocol) -> Bool {
+        escapeMarker.hasPrefix(prefix) || prefix.hasPrefix(escapeMarker)
+    }
+
     /// Whether an index token is a word a vocabulary lists: ASCII letters and digits, not starting with
     /// ``escapeMarker``, as no other token (a Hangul n-gram, an escaped word or n-gram) can be.
     public static func isListedWord(_ token: Substring) -> Bool {

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 import Testing
 @testable import ClassTodayServer
 
@@ -82,17 +83,17 @@ struct PostgresPoolTests {
             """
         #expect(try await store.database.rows(ended).first?["ended"] as Int64? == 3)
         // The pool hears of each end as its socket closes, and opens another connection in its place.
-        // A statement may meet a connection whose end the pool has not heard of yet, and fail: it is asked again.
-        let deadline = ContinuousClock.now + .seconds(10)
-        var pids: Set<Int64> = []
-        while ContinuousClock.now < deadline {
-            pids = (try? await Self.backends(store)) ?? []
-            // An ended backend stays listed until it has exited.
-            if pids.count == 4, pids.intersection(before).count == 1 { break }
-            try await Task.sleep(for: .milliseconds(50))
+        // A statement may meet a connection whose end the pool has not heard of yet, and fail: it is asked again. An
+        // ended backend stays listed until it has exited.
+        let pids = Mutex<Set<Int64>>([])
+        _ = await eventually(timeout: .seconds(10)) {
+            let read = (try? await Self.backends(store)) ?? []
+            pids.withLock { $0 = read }
+            return read.count == 4 && read.intersection(before).count == 1
         }
-        #expect(pids.count == 4)
-        #expect(pids.intersection(before).count == 1)
+        let replaced = pids.withLock { $0 }
+        #expect(replaced.count == 4)
+        #expect(replaced.intersection(before).count == 1)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<40 {
                 group.addTask { _ = try await store.database.rows("SELECT pg_sleep(0.01)") }

@@ -149,7 +149,8 @@ public struct PostgresDatabase: SQLDatabase {
         case .float8: integer(bytes, as: UInt64.self).map { .real(Double(bitPattern: $0)) }
         case .bool: integer(bytes, as: UInt8.self).map { .integer($0 == 0 ? 0 : 1) }
         case .text, .varchar, .name, .bpchar, .json: .text(String(buffer: bytes))
-        case .jsonb, .numeric: try decodedBinary(cell)
+        case .jsonb: .text(try binary(cell).decode(String.self))
+        case .numeric: .real(NSDecimalNumber(decimal: try binary(cell).decode(Decimal.self)).doubleValue)
         default: .null
         }
         guard let value else { throw SQLDecodingError(column: cell.columnName) }
@@ -161,13 +162,11 @@ public struct PostgresDatabase: SQLDatabase {
         bytes.readableBytes == MemoryLayout<Integer>.size ? bytes.getInteger(at: bytes.readerIndex, as: type) : nil
     }
 
-    /// A `jsonb` or `numeric` cell, decoded by postgres-nio as binary.
-    private static func decodedBinary(_ cell: PostgresCell) throws -> SQLValue {
+    /// `cell` marked binary, for postgres-nio to decode the types read here through it (`jsonb`, `numeric`).
+    private static func binary(_ cell: PostgresCell) -> PostgresCell {
         var binary = cell
         binary.format = .binary
-        return binary.dataType == .numeric
-            ? .real(NSDecimalNumber(decimal: try binary.decode(Decimal.self)).doubleValue)
-            : .text(try binary.decode(String.self))
+        return binary
     }
 
     /// `sql` with its `?` placeholders numbered `$1`, `$2`, ... (a `?` inside a quoted literal or name stays), each

@@ -1032,8 +1032,9 @@ package struct SQLClassSearch {
             area.conditions.append("c.lat BETWEEN \(box.minLat) AND \(box.maxLat)")
             var longitude: SQLStatement = box.crossesAntimeridian
                 ? "c.lon >= \(box.minLon) OR c.lon <= \(box.maxLon)" : "c.lon BETWEEN \(box.minLon) AND \(box.maxLon)"
-            // 180 and -180 name one meridian (``GeoBoundingBox/contains(_:)``): a box holding it holds listings at either.
-            if box.contains(GeoPoint(lat: box.minLat, lon: 180)) { longitude.append(" OR c.lon IN (180, -180)") }
+            // 180 and -180 name one meridian (``GeoBoundingBox/containsLongitude(_:)``): a box holding it holds listings
+            // at either.
+            if box.containsLongitude(180) { longitude.append(" OR c.lon IN (180, -180)") }
             area.conditions.append("(\(longitude))")
         }
         if let circle = search.circle {
