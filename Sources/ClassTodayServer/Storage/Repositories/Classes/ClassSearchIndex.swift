@@ -152,14 +152,29 @@ struct KeywordClause {
 /// What a nearest-first walk reads first of one cell, in the same statement as the cell's listings: its candidates,
 /// one more than it may hold at most, so that a crowded cell is split instead of read.
 struct CellCandidates {
-    /// Selects the cell's candidates, ``capacity`` + 1 rows at most, as a column `key`; the cell's statement names
-    /// them ``table``.
+    /// Selects the cell's candidates, ``capacity`` + 1 rows at most; the cell's statement names them ``table``.
     let select: SQLStatement
     /// The most candidates the cell may hold for the walk to read it rather than split it.
     let capacity: Int
-    /// The condition over `classes c` selecting exactly the candidates, whose keys (`key` of ``table``) then satisfy
-    /// the keyword's index condition; nil when the candidates are all the listings of the cell's geohash range.
-    let restriction: SQLStatement?
+    /// How the cell's read finds the candidates' listings.
+    let reading: Reading
+
+    /// How a cell's read finds the listings of its candidates.
+    enum Reading {
+        /// The candidates are all the listings of the cell's geohash range: the read selects them by range again.
+        case range
+        /// The candidates are keyword hits, as a column `key`: the read selects the listings of `classes c` that
+        /// `restriction` names, which replaces the keyword's index condition.
+        case keys(restriction: SQLStatement)
+        /// The candidates are keyword hits read whole, each with the columns a cell's read names (``hitColumns``): the
+        /// read selects from them, named `c`, in place of `classes`, without finding each hit again by its key.
+        case rows
+
+        /// Whether the candidates are keyword hits, which stand for the keyword's index condition.
+        var readsHits: Bool {
+            if case .range = self { false } else { true }
+        }
+    }
 
     /// The name of the candidates in the cell's statement.
     static let table = "cell_candidates"
@@ -171,15 +186,27 @@ struct CellCandidates {
         let inDistrict: SQLStatement = district.map { "keyword_location = \($0) AND " } ?? ""
         return CellCandidates(select: """
             SELECT 1 AS key FROM \(raw: table) WHERE \(inDistrict)geohash >= \(range.lower) AND geohash < \(range.upper) LIMIT \(capacity + 1)
-            """, capacity: capacity, restriction: nil)
+            """, capacity: capacity, reading: .range)
     }
 
     /// The cell's keyword hits: `select` selects their keys, as a column `key`, from the keyword index; `keyColumn`
     /// is the column of `classes c` they are.
     static func hits(_ select: SQLStatement, keyColumn: String) -> CellCandidates {
         CellCandidates(select: "\(select) LIMIT \(crowdedKeywordCell + 1)", capacity: crowdedKeywordCell,
-                       restriction: "\(raw: keyColumn) IN (SELECT key FROM \(raw: table))")
+                       reading: .keys(restriction: "\(raw: keyColumn) IN (SELECT key FROM \(raw: table))"))
     }
+
+    /// The cell's keyword hits, read whole from `classes c` (``hitColumns``) on the index that `condition` (the keyword's
+    /// and the cell's) is over: for a backend whose key is no row address, where finding each hit again by its key is an
+    /// index read (on PostgreSQL, half of a cell's statement).
+    static func hitRows(where condition: SQLStatement) -> CellCandidates {
+        CellCandidates(select: "SELECT \(raw: hitColumns) FROM classes c WHERE \(condition) LIMIT \(crowdedKeywordCell + 1)",
+                       capacity: crowdedKeywordCell, reading: .rows)
+    }
+
+    /// The columns of `classes c` that a cell's read names: the listing's keys, place and text, and those of every
+    /// filter and of moderation.
+    static let hitColumns = ClassViewQuery.listingColumns + ", c.geohash, c.deleted_at, c.subjects_mask, c.targets_mask, c.days_mask"
 
     /// The most listings a cell may hold for a walk to read it rather than split it: few enough that reading and
     /// sorting them is cheap, many enough that sparse regions are read in large cells.

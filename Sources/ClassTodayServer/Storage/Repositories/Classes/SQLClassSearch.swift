@@ -813,12 +813,12 @@ package struct SQLClassSearch {
         _ candidates: CellCandidates, range: GeohashRange, limit: Int
     ) -> (SQLStatement, confirmedHere: SearchQuery?)? {
         let clause = search.keyword.map { index.keyword($0, withinRanges: true) }
-        let confirmedHere = confirmedHere(clause, restricted: candidates.restriction != nil)
+        let confirmedHere = confirmedHere(clause, restricted: candidates.reading.readsHits)
         let filtersHere = confirmedHere != nil || !blockedWriters.isEmpty
         let count: SQLStatement = "(SELECT COUNT(*) FROM \(raw: CellCandidates.table))"
         let gate: SQLStatement = "\(count) <= \(candidates.capacity)"
         guard let read = statement(ranges: [range], limit: filtersHere ? candidates.capacity : limit, after: startPosition,
-                                   keyword: clause, restriction: candidates.restriction, gate: gate, withText: confirmedHere != nil)
+                                   keyword: clause, reading: candidates.reading, gate: gate, withText: confirmedHere != nil)
         else { return nil }
         var statement: SQLStatement = """
             WITH \(raw: CellCandidates.table) AS (\(candidates.select))
@@ -1049,13 +1049,13 @@ package struct SQLClassSearch {
     }
 
     /// One statement: candidates in `ranges` (all listings when nil) that satisfy everything, after `position`, in
-    /// sort order; nil when nothing can match. `restriction` replaces the keyword's index condition (a cell's hits,
-    /// ``CellCandidates/restriction``); without `gate`, a condition on no listing, the statement's `LIMIT` is 0, which
-    /// both backends check before reading a row; `withText` selects name and description instead of confirming a
+    /// sort order; nil when nothing can match. `reading` says where a cell's candidates are (``CellCandidates/Reading``):
+    /// keyword hits stand for the keyword's index condition. Without `gate`, a condition on no listing, the statement's
+    /// `LIMIT` is 0, which both backends check before reading a row; `withText` selects name and description instead of confirming a
     /// keyword in SQL; `window` reads the newest listings on the backend's recency index instead of `ranges`.
     private func statement(
         ranges: [GeohashRange]?, limit: Int, after position: Position?, keyword clause: KeywordClause?,
-        restriction: SQLStatement? = nil, gate: SQLStatement? = nil, window: NewestWindow? = nil, withText: Bool = false
+        reading: CellCandidates.Reading = .range, gate: SQLStatement? = nil, window: NewestWindow? = nil, withText: Bool = false
     ) -> SQLStatement? {
         // Several ranges are a table of bounds where the backend joins them (``ClassSearchIndex/joinsRanges``).
         let rangeTable = ranges.flatMap { $0.count > 1 && index.joinsRanges ? $0 : nil }
@@ -1076,10 +1076,14 @@ package struct SQLClassSearch {
             outer.append("k.distance <= \(area.radius)")
         }
         if let keyword = search.keyword {
-            if let restriction {
+            switch reading {
+            case .keys(let restriction):
                 conditions.append(restriction)
                 hint = ""
-            } else if let clause {
+            case .rows:
+                break
+            case .range:
+                guard let clause else { break }
                 conditions.append(clause.condition)
                 if !withText, keyword.needsVerification, let verification = clause.verification { conditions.append(verification) }
             }
@@ -1106,6 +1110,8 @@ package struct SQLClassSearch {
             (VALUES \(rangeTable.map { "(\($0.lower), \($0.upper))" as SQLStatement }.joined(with: ", "))) r
                 JOIN classes c \(raw: hint) ON c.geohash >= r.column1 AND c.geohash < r.column2
             """
+        } else if case .rows = reading {
+            "\(raw: CellCandidates.table) c"
         } else {
             "classes c \(raw: hint)"
         }
