@@ -118,9 +118,33 @@ public struct SearchBenchmark: Sendable {
         let query: String
         let sqlite: Double
         let postgres: Double?
+        /// The bytes the bench's process read from storage while SQLite answered (nil where the OS does not say): a page
+        /// whose file pages the OS no longer held, or had taken back, read them from the disk.
+        let sqliteStorageReads: Int64?
 
         /// The slower of the two backends' times, in milliseconds.
         var slower: Double { max(sqlite, postgres ?? 0) }
+
+        /// The bytes this process has read from storage (`read_bytes` of `/proc/self/io`), nil where the OS does not say.
+        static func storageReads() -> Int64? {
+            guard let io = try? String(contentsOfFile: "/proc/self/io", encoding: .utf8),
+                  let line = io.split(separator: "\n").first(where: { $0.hasPrefix("read_bytes:") })
+            else { return nil }
+            return line.split(separator: " ").last.flatMap { Int64($0) }
+        }
+
+        /// The bytes this process has read from storage since it had read `before` (``storageReads()``).
+        static func storageReads(since before: Int64?) -> Int64? {
+            guard let before, let now = storageReads() else { return nil }
+            return now - before
+        }
+
+        /// `query`'s line in the report: both backends' times, and what SQLite read from storage when it read any.
+        var reportText: String {
+            let times = "\(query) \(LatencySample.format(sqlite, decimals: 1)) / \(LatencySample.format(postgres ?? .nan, decimals: 1))"
+            guard let bytes = sqliteStorageReads, bytes > 0 else { return times }
+            return times + " (SQLite read \(bytes / 1024) KB from storage)"
+        }
 
         /// How many of each keyword row's queries the report names.
         static let reported = 3
@@ -380,18 +404,20 @@ public struct SearchBenchmark: Sendable {
                 query.sort = .relevance
             }
             let searcher = search(query)
+            let readsBefore = SlowQuery.storageReads()
             let (page, elapsed) = try await store.database.read { db in
                 let start = ContinuousClock.now
                 let page = try await searcher.run(db)
                 return (page, ContinuousClock.now - start)
             }
+            let storageReads = SlowQuery.storageReads(since: readsBefore)
             indexed.record(elapsed)
             results += page.items.count
             try await postgresSample?.record(query, sqlitePage: page, fullScan: index < options.fullScanQueries)
             let place = query.circle.map { String(format: " within %.0f m of %.4f, %.4f", $0.radius, $0.center.lat, $0.center.lon) }
                 ?? query.keywordLocation.map { " in \($0)" } ?? ""
             queries.append(SlowQuery(query: keyword + place, sqlite: indexed.milliseconds.last ?? .nan,
-                                     postgres: postgresSample?.search.milliseconds.last))
+                                     postgres: postgresSample?.search.milliseconds.last, sqliteStorageReads: storageReads))
             let match = query.keyword.map { ClassSearchDocument.match($0) }
             candidates += try await store.database.row("SELECT COUNT(*) AS count FROM class_search WHERE class_search MATCH \(match)")?["count"] ?? 0
             if index < options.fullScanQueries {
@@ -413,13 +439,16 @@ public struct SearchBenchmark: Sendable {
         for (center, district) in zip(centers, districts) {
             var query = Self.nearestFirst(ClassSearch.Circle(center: center, radius: radius))
             query.keywordLocation = district
+            let readsBefore = SlowQuery.storageReads()
             let answer = try await timedPage(search(query))
+            let storageReads = SlowQuery.storageReads(since: readsBefore)
             indexed.record(answer.elapsed)
             results += answer.page.items.count
             candidates += try await countRows(in: answer.readRanges)
             try await postgresSample?.record(query, sqlitePage: answer.page, fullScan: false)
             queries.append(SlowQuery(query: String(format: "%@ within %.0f m of %.4f, %.4f", district, radius, center.lat, center.lon),
-                                     sqlite: indexed.milliseconds.last ?? .nan, postgres: postgresSample?.search.milliseconds.last))
+                                     sqlite: indexed.milliseconds.last ?? .nan, postgres: postgresSample?.search.milliseconds.last,
+                                     sqliteStorageReads: storageReads))
         }
         return Row(kind: label, indexed: indexed, candidatesPerResult: Double(candidates) / Double(max(results, 1)), fullScan: LatencySample(),
                    rtree: nil, postgres: postgresSample, slowest: SlowQuery.slowest(of: queries))
@@ -516,11 +545,10 @@ public struct SearchBenchmark: Sendable {
         }
         let slow = rows.filter { !$0.slowest.isEmpty }
         if !slow.isEmpty {
-            lines += ["", "each keyword and district row's \(SlowQuery.reported) slowest queries, in ms (SQLite / PostgreSQL)"]
+            lines += ["", "each keyword and district row's \(SlowQuery.reported) slowest queries, in ms (SQLite / PostgreSQL), with what the bench's process "
+                      + "read from storage while SQLite answered (background keyword counts included) when it read any"]
             for row in slow {
-                lines.append("\(row.kind): " + row.slowest.map { query in
-                    "\(query.query) \(LatencySample.format(query.sqlite, decimals: 1)) / \(LatencySample.format(query.postgres ?? .nan, decimals: 1))"
-                }.joined(separator: "; "))
+                lines.append("\(row.kind): " + row.slowest.map(\.reportText).joined(separator: "; "))
             }
         }
         if let postgis, rows.contains(where: { $0.peers != nil }) {
