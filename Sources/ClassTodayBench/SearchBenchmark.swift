@@ -127,10 +127,7 @@ public struct SearchBenchmark: Sendable {
 
         /// The bytes this process has read from storage (`read_bytes` of `/proc/self/io`), nil where the OS does not say.
         static func storageReads() -> Int64? {
-            guard let io = try? String(contentsOfFile: "/proc/self/io", encoding: .utf8),
-                  let line = io.split(separator: "\n").first(where: { $0.hasPrefix("read_bytes:") })
-            else { return nil }
-            return line.split(separator: " ").last.flatMap { Int64($0) }
+            SearchBenchmark.number("read_bytes", in: "/proc/self/io")
         }
 
         /// The bytes this process has read from storage since it had read `before` (``storageReads()``).
@@ -269,11 +266,16 @@ public struct SearchBenchmark: Sendable {
 
     /// The memory the OS says is available for new work without swapping (`MemAvailable`), in bytes; nil when it does not say.
     private static func availableMemory() -> Int64? {
-        guard let meminfo = try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8),
-              let line = meminfo.split(separator: "\n").first(where: { $0.hasPrefix("MemAvailable:") }),
-              let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int64($0) })
+        number("MemAvailable", in: "/proc/meminfo").map { $0 * 1024 }
+    }
+
+    /// The number on the line `key:` of the OS's statistics file `path` (`/proc/self/io`, `/proc/meminfo`), without its
+    /// unit; nil where the OS has no such file or line.
+    static func number(_ key: String, in path: String) -> Int64? {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix(key + ":") })
         else { return nil }
-        return kilobytes * 1024
+        return line.dropFirst(key.count + 1).split(separator: " ").first.flatMap { Int64($0) }
     }
 
     /// Reads the listings' points into memory before any search is timed, as a server does when it starts
