@@ -249,7 +249,8 @@ public struct SearchBenchmark: Sendable {
     ///
     /// Without it, a run's first reads of a keyword's postings came from the disk whenever the machine had dropped the
     /// file from its cache (after another database's load, or a restart): `matlab` within 50 km took 29-33 ms in such a
-    /// run's first reads, against 8 ms in the next run's, and a run's p99 was the disk's.
+    /// run's first reads, against 8 ms in the next run's, and a run's p99 was the disk's. A machine that reclaims memory
+    /// left idle takes pages back during the run all the same; the slowest queries say what they read from storage.
     private func readFileIntoPageCache() throws -> String {
         let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
         let gigabytes = String(format: "%.1f GB", Double(size) / 1e9)
