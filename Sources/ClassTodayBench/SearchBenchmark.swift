@@ -125,15 +125,13 @@ public struct SearchBenchmark: Sendable {
         /// The slower of the two backends' times, in milliseconds.
         var slower: Double { max(sqlite, postgres ?? 0) }
 
-        /// The bytes this process has read from storage (`read_bytes` of `/proc/self/io`), nil where the OS does not say.
-        static func storageReads() -> Int64? {
-            SearchBenchmark.number("read_bytes", in: "/proc/self/io")
-        }
-
-        /// The bytes this process has read from storage since it had read `before` (``storageReads()``).
-        static func storageReads(since before: Int64?) -> Int64? {
-            guard let before, let now = storageReads() else { return nil }
-            return now - before
+        /// What `body` returns, and the bytes this process read from storage while it ran (`read_bytes` of
+        /// `/proc/self/io`), nil where the OS does not say.
+        static func readingStorage<Value>(_ body: () async throws -> Value) async rethrows -> (Value, storageReads: Int64?) {
+            let before = SearchBenchmark.number("read_bytes", in: "/proc/self/io")
+            let value = try await body()
+            let after = SearchBenchmark.number("read_bytes", in: "/proc/self/io")
+            return (value, before.flatMap { before in after.map { $0 - before } })
         }
 
         /// `query`'s line in the report: both backends' times, and what SQLite read from storage when it read any.
@@ -407,13 +405,13 @@ public struct SearchBenchmark: Sendable {
                 query.sort = .relevance
             }
             let searcher = search(query)
-            let readsBefore = SlowQuery.storageReads()
-            let (page, elapsed) = try await store.database.read { db in
-                let start = ContinuousClock.now
-                let page = try await searcher.run(db)
-                return (page, ContinuousClock.now - start)
+            let ((page, elapsed), storageReads) = try await SlowQuery.readingStorage {
+                try await store.database.read { db in
+                    let start = ContinuousClock.now
+                    let page = try await searcher.run(db)
+                    return (page, ContinuousClock.now - start)
+                }
             }
-            let storageReads = SlowQuery.storageReads(since: readsBefore)
             indexed.record(elapsed)
             results += page.items.count
             try await postgresSample?.record(query, sqlitePage: page, fullScan: index < options.fullScanQueries)
@@ -442,9 +440,7 @@ public struct SearchBenchmark: Sendable {
         for (center, district) in zip(centers, districts) {
             var query = Self.nearestFirst(ClassSearch.Circle(center: center, radius: radius))
             query.keywordLocation = district
-            let readsBefore = SlowQuery.storageReads()
-            let answer = try await timedPage(search(query))
-            let storageReads = SlowQuery.storageReads(since: readsBefore)
+            let (answer, storageReads) = try await SlowQuery.readingStorage { try await timedPage(search(query)) }
             indexed.record(answer.elapsed)
             results += answer.page.items.count
             candidates += try await countRows(in: answer.readRanges)

@@ -1051,8 +1051,8 @@ package struct SQLClassSearch {
     /// One statement: candidates in `ranges` (all listings when nil) that satisfy everything, after `position`, in
     /// sort order; nil when nothing can match. `reading` says where a cell's candidates are (``CellCandidates/Reading``):
     /// keyword hits stand for the keyword's index condition. Without `gate`, a condition on no listing, the statement's
-    /// `LIMIT` is 0, which both backends check before reading a row; `withText` selects name and description instead of confirming a
-    /// keyword in SQL; `window` reads the newest listings on the backend's recency index instead of `ranges`.
+    /// `LIMIT` is 0, which both backends check before reading a row; `withText` selects name and description instead of
+    /// confirming a keyword in SQL; `window` reads the newest listings on the backend's recency index instead of `ranges`.
     private func statement(
         ranges: [GeohashRange]?, limit: Int, after position: Position?, keyword clause: KeywordClause?,
         reading: CellCandidates.Reading = .range, gate: SQLStatement? = nil, window: NewestWindow? = nil, withText: Bool = false
