@@ -67,6 +67,51 @@ struct MigrationsTests {
         #expect(sum == 1_999_000)
     }
 
+    #if os(Linux)
+    @Test("the memory map of the database file reads from storage only the page touched (MADV_RANDOM); the WAL index's map is left as is")
+    func memoryMapReadsOnePage() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("db.sqlite").path
+        let store = try SQLiteStore.open(path: path)
+        try await store.writer.write { db in
+            try db.execute(sql: "CREATE TABLE t (x TEXT) STRICT")
+            for x in 0..<500 { try db.execute(sql: "INSERT INTO t (x) VALUES (?)", arguments: [String(repeating: "가", count: x)]) }
+        }
+        // The pages move from the WAL into the file, which a reader then maps.
+        try await store.writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        // A read with the connection's map in use: the maps are the process's, read while the reader holds them.
+        let (count, maps) = try await store.writer.read { db in
+            (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t WHERE length(x) > 100"), try Self.mapFlags(ofFilesNamed: path))
+        }
+        #expect(count == 399)
+        let databaseMaps = maps.filter { $0.file == path }
+        #expect(!databaseMaps.isEmpty)
+        #expect(databaseMaps.allSatisfy { $0.flags.contains("rr") })
+        let indexMaps = maps.filter { $0.file == path + "-shm" }
+        #expect(!indexMaps.isEmpty)
+        #expect(indexMaps.allSatisfy { !$0.flags.contains("rr") })
+    }
+
+    /// This process's maps of files whose paths start with `prefix`, with the kernel's flags for each (`VmFlags` in
+    /// `/proc/self/smaps`: `rr` is `MADV_RANDOM`).
+    private static func mapFlags(ofFilesNamed prefix: String) throws -> [(file: String, flags: Set<String>)] {
+        var maps: [(file: String, flags: Set<String>)] = []
+        var file: String?
+        // Read to its end: the kernel gives the file no size.
+        let smaps = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/self/smaps")).readToEnd() ?? Data()
+        for line in String(decoding: smaps, as: UTF8.self).split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if let first = fields.first, first.contains("-"), !first.hasSuffix(":") {
+                file = fields.count >= 6 ? fields[5...].joined(separator: " ") : nil
+            } else if fields.first == "VmFlags:", let current = file, current.hasPrefix(prefix) {
+                maps.append((current, Set(fields.dropFirst().map(String.init))))
+            }
+        }
+        return maps
+    }
+    #endif
+
     @Test("a migration changed after it was applied is refused, and nothing else is applied")
     func changedFileRefused() async throws {
         let folder = try temporaryFolder()

@@ -47,6 +47,11 @@ public struct SQLiteStore: Sendable {
     public static func open(
         path: String, durableCommits: Bool = true, busyTimeout: TimeInterval = 5, logger: Logger = Logger(label: "classtoday.sqlite")
     ) throws -> SQLiteStore {
+        #if canImport(Glibc)
+        if !SQLiteMemoryMap.readsOnePageAtATime {
+            logger.warning("SQLite's memory map reads as the kernel's default: its Unix layer refused a replacement mmap")
+        }
+        #endif
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var configuration = GRDB.Configuration()
