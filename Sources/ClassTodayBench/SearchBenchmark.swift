@@ -177,8 +177,8 @@ public struct SearchBenchmark: Sendable {
         }
     }
 
-    /// Searches at places other than the timed ones, which bring the server in-process and over HTTP to the state of
-    /// one that has served a while before it is timed (``HTTPPeer/warmUp(_:limit:)``): 100 circles of each radius.
+    /// Searches at places other than the timed ones, which bring the server in-process and over HTTP, and PostGIS, to the
+    /// state of one that has served a while before it is timed (``HTTPPeer/warmUp(_:limit:)``): 100 circles of each radius.
     private static func warmUpCircles(seed: UInt64) -> [ClassSearch.Circle] {
         var random = SyntheticData(seed: seed &+ 11)
         return (0..<400).map { index in
@@ -205,12 +205,14 @@ public struct SearchBenchmark: Sendable {
         var rows: [Row] = []
         // What was read before any search is timed, and how long it took.
         var readFirst = [try readFileIntoPageCache()]
-        if let postgres { readFirst.append(try await Self.prewarm(postgres)) }
+        if let postgres { readFirst.append(try await Self.prewarm(postgres, as: "PostgreSQL")) }
+        if let peers { readFirst.append(try await Self.prewarm(peers.postgis.store, as: "PostGIS")) }
         readFirst.append(try await readPoints())
         if options.kinds.contains(.circle) {
-            // The server in-process, like the one over HTTP, is timed as one that has served a while.
+            // The server in-process, like the one over HTTP, and PostGIS are timed as ones that have served a while.
             for circle in Self.warmUpCircles(seed: options.seed) {
                 _ = try await timedPage(search(Self.nearestFirst(circle)))
+                _ = try await peers?.postgis.nearest(center: circle.center, radius: circle.radius, limit: options.limit + 1)
             }
             for radius in Self.circleRadii {
                 rows.append(try await circleRow(radius: radius, centers: centers, peers: peers))
