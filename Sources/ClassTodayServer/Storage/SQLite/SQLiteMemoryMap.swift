@@ -6,13 +6,14 @@ import GRDBSQLite
 /// them, not a window of the file around each.
 ///
 /// A page missing from the OS page cache is read when a connection first touches it through the map. For a mapped
-/// file the kernel reads a window around that page; on this project's Linux machines (6.18) one such read of the
-/// listings' file brought 6.4 MB from the disk in 7 ms, where a `pread` of the same 4 KB page took 0.05 ms. A keyword
-/// page reads a few dozen pages scattered over the b-trees, so each one missing from the cache cost a page 7 ms. Pages
-/// go missing on a machine that reclaims file pages left idle for a minute, as the VMs here do.
+/// file the kernel reads a window around that page: on the Linux 6.18 VMs here, one such read of a million listings'
+/// file brought 6.4 MB from the disk in 7 ms, where a `pread` of the same 4 KB page took 0.05 ms. A search page touches
+/// a few hundred pages scattered over the b-trees when none is cached, so a page whose data had been paged out read
+/// 170-200 MB in 200 ms (the median of 16 keyword and circle pages). Pages go missing on a machine that reclaims file
+/// pages left idle for a minute, as these VMs do.
 ///
-/// `MADV_RANDOM` on the map tells the kernel that reads are scattered, so that it reads only the page touched. Reads of
-/// cached pages are unchanged.
+/// `MADV_RANDOM` on the map tells the kernel that reads are scattered, so that it reads only the page touched: the same
+/// pages read 1.4-1.6 MB in 21-23 ms. Reads of cached pages are unchanged.
 enum SQLiteMemoryMap {
     /// Makes SQLite's Unix file system layer advise `MADV_RANDOM` on every read-only map it makes, which are the maps of
     /// database files (its write-ahead log's index is mapped for writing); true once done.
