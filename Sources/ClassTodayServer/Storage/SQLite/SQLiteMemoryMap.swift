@@ -19,8 +19,8 @@ enum SQLiteMemoryMap {
     /// database files (its write-ahead log's index is mapped for writing); true once done.
     ///
     /// SQLite calls `mmap` through a table of system calls that its Unix layer lets a program replace. The table is
-    /// not guarded, so the replacement is made once, on first use, before any store opens a connection: in
-    /// ``SQLiteStore/open(path:durableCommits:busyTimeout:logger:)``.
+    /// not guarded, so the replacement is made once, on first use: in ``SQLiteStore/open(path:durableCommits:busyTimeout:logger:)``,
+    /// before the first store opens its connections. A map SQLite grows, with `mremap` or anew, keeps the advice.
     static let readsOnePageAtATime: Bool = {
         guard let fileSystem = sqlite3_vfs_find(nil), let replace = fileSystem.pointee.xSetSystemCall else { return false }
         let advisingMap: @convention(c) (UnsafeMutableRawPointer?, Int, Int32, Int32, Int32, off_t) -> UnsafeMutableRawPointer? = {
