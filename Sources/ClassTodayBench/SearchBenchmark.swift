@@ -118,27 +118,65 @@ public struct SearchBenchmark: Sendable {
         let query: String
         let sqlite: Double
         let postgres: Double?
-        /// The bytes the bench's process read from storage while SQLite answered (nil where the OS does not say): a page
-        /// whose file pages the OS no longer held, or had taken back, read them from the disk.
-        let sqliteStorageReads: Int64?
+        /// What the bench's process waited on while SQLite answered.
+        let sqliteWaits: Waits
 
         /// The slower of the two backends' times, in milliseconds.
         var slower: Double { max(sqlite, postgres ?? 0) }
 
-        /// What `body` returns, and the bytes this process read from storage while it ran (`read_bytes` of
-        /// `/proc/self/io`), nil where the OS does not say.
-        static func readingStorage<Value>(_ body: () async throws -> Value) async rethrows -> (Value, storageReads: Int64?) {
-            let before = SearchBenchmark.number("read_bytes", in: "/proc/self/io")
-            let value = try await body()
-            let after = SearchBenchmark.number("read_bytes", in: "/proc/self/io")
-            return (value, before.flatMap { before in after.map { $0 - before } })
+        /// What the bench's process waited on while a query ran, each nil where the OS does not say, so that a query
+        /// slow for the machine shows as such.
+        struct Waits {
+            /// The bytes it read from storage (`read_bytes` of `/proc/self/io`): a page whose file pages the OS no
+            /// longer held, or had taken back, read them from the disk.
+            var storageReads: Int64?
+            /// The longest any of its threads waited for a CPU while ready to run, in nanoseconds (`run_delay`, the
+            /// second field of `/proc/self/task/*/schedstat`, of the threads there before and after): a query whose
+            /// thread waited was held up by the machine's other work. The longest, not the sum: threads wait at once.
+            var cpuWait: Int64?
+
+            /// What `body` returns, and what this process waited on while it ran.
+            static func measuring<Value>(_ body: () async throws -> Value) async rethrows -> (Value, waits: Waits) {
+                let (reads, delays) = (SearchBenchmark.number("read_bytes", in: "/proc/self/io"), runDelays())
+                let value = try await body()
+                let (readsAfter, delaysAfter) = (SearchBenchmark.number("read_bytes", in: "/proc/self/io"), runDelays())
+                let cpuWait = delays.flatMap { delays in
+                    delaysAfter.map { after in after.map { thread, delay in delay - (delays[thread] ?? delay) }.max() ?? 0 }
+                }
+                return (value, Waits(storageReads: reads.flatMap { reads in readsAfter.map { $0 - reads } }, cpuWait: cpuWait))
+            }
+
+            /// Each of this process's threads' time spent waiting for a CPU so far, in nanoseconds, by thread id.
+            private static func runDelays() -> [String: Int64]? {
+                guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return nil }
+                var delays: [String: Int64] = [:]
+                for thread in threads {
+                    guard let text = try? String(contentsOfFile: "/proc/self/task/\(thread)/schedstat", encoding: .utf8) else { continue }
+                    let fields = text.split(separator: " ")
+                    if fields.count >= 2, let delay = Int64(fields[1]) { delays[thread] = delay }
+                }
+                return delays
+            }
+
+            /// The shortest wait for a CPU the report names, in nanoseconds: on two cores shared with a database server,
+            /// some thread of the bench waits a millisecond or two in many queries, fast ones too.
+            static let namedCPUWait: Int64 = 5_000_000
+
+            /// The waits worth naming, for the report: storage read, and a CPU waited for ``namedCPUWait`` or more.
+            var reportText: String? {
+                var parts: [String] = []
+                if let storageReads, storageReads > 0 { parts.append("SQLite read \(storageReads / 1024) KB from storage") }
+                if let cpuWait, cpuWait >= Self.namedCPUWait {
+                    parts.append(String(format: "a thread waited %.1f ms for a CPU", Double(cpuWait) / 1e6))
+                }
+                return parts.isEmpty ? nil : parts.joined(separator: ", ")
+            }
         }
 
-        /// `query`'s line in the report: both backends' times, and what SQLite read from storage when it read any.
+        /// `query`'s line in the report: both backends' times, and what the process waited on, if anything.
         var reportText: String {
             let times = "\(query) \(LatencySample.format(sqlite, decimals: 1)) / \(LatencySample.format(postgres ?? .nan, decimals: 1))"
-            guard let bytes = sqliteStorageReads, bytes > 0 else { return times }
-            return times + " (SQLite read \(bytes / 1024) KB from storage)"
+            return sqliteWaits.reportText.map { times + " (\($0))" } ?? times
         }
 
         /// How many of each keyword row's queries the report names.
@@ -407,7 +445,7 @@ public struct SearchBenchmark: Sendable {
                 query.sort = .relevance
             }
             let searcher = search(query)
-            let ((page, elapsed), storageReads) = try await SlowQuery.readingStorage {
+            let ((page, elapsed), waits) = try await SlowQuery.Waits.measuring {
                 try await store.database.read { db in
                     let start = ContinuousClock.now
                     let page = try await searcher.run(db)
@@ -420,7 +458,7 @@ public struct SearchBenchmark: Sendable {
             let place = query.circle.map { String(format: " within %.0f m of %.4f, %.4f", $0.radius, $0.center.lat, $0.center.lon) }
                 ?? query.keywordLocation.map { " in \($0)" } ?? ""
             queries.append(SlowQuery(query: keyword + place, sqlite: indexed.milliseconds.last ?? .nan,
-                                     postgres: postgresSample?.search.milliseconds.last, sqliteStorageReads: storageReads))
+                                     postgres: postgresSample?.search.milliseconds.last, sqliteWaits: waits))
             let match = query.keyword.map { ClassSearchDocument.match($0) }
             candidates += try await store.database.row("SELECT COUNT(*) AS count FROM class_search WHERE class_search MATCH \(match)")?["count"] ?? 0
             if index < options.fullScanQueries {
@@ -442,14 +480,14 @@ public struct SearchBenchmark: Sendable {
         for (center, district) in zip(centers, districts) {
             var query = Self.nearestFirst(ClassSearch.Circle(center: center, radius: radius))
             query.keywordLocation = district
-            let (answer, storageReads) = try await SlowQuery.readingStorage { try await timedPage(search(query)) }
+            let (answer, waits) = try await SlowQuery.Waits.measuring { try await timedPage(search(query)) }
             indexed.record(answer.elapsed)
             results += answer.page.items.count
             candidates += try await countRows(in: answer.readRanges)
             try await postgresSample?.record(query, sqlitePage: answer.page, fullScan: false)
             queries.append(SlowQuery(query: String(format: "%@ within %.0f m of %.4f, %.4f", district, radius, center.lat, center.lon),
                                      sqlite: indexed.milliseconds.last ?? .nan, postgres: postgresSample?.search.milliseconds.last,
-                                     sqliteStorageReads: storageReads))
+                                     sqliteWaits: waits))
         }
         return Row(kind: label, indexed: indexed, candidatesPerResult: Double(candidates) / Double(max(results, 1)), fullScan: LatencySample(),
                    rtree: nil, postgres: postgresSample, slowest: SlowQuery.slowest(of: queries))
@@ -546,8 +584,9 @@ public struct SearchBenchmark: Sendable {
         }
         let slow = rows.filter { !$0.slowest.isEmpty }
         if !slow.isEmpty {
-            lines += ["", "each keyword and district row's \(SlowQuery.reported) slowest queries, in ms (SQLite / PostgreSQL), with what the bench's process "
-                      + "read from storage while SQLite answered (background keyword counts included) when it read any"]
+            lines += ["", "each keyword and district row's \(SlowQuery.reported) slowest queries, in ms (SQLite / PostgreSQL), with what the bench's "
+                      + "process waited on while SQLite answered (background keyword counts included): storage it read, and a CPU one of its "
+                      + "threads waited 5 ms or more for"]
             for row in slow {
                 lines.append("\(row.kind): " + row.slowest.map(\.reportText).joined(separator: "; "))
             }
