@@ -15,7 +15,7 @@ struct SearchTokenizerPropertyTests {
         "math", "piano", "3D", "2024", "Straße", "naïve", "Привет", "日本", "a", "ab",
     ]
     private static let separators = [
-        " ", " ", " ", "", "", "  ", "\n", ", ", "-", "/", "(", ")", "!", "\"", "*", ":", " NEAR ", " OR ",
+        " ", " ", " ", "", "", "  ", "\n", ", ", "-", "/", "(", ")", "!", "\"", "*", ":", " NEAR ", " OR ", "\t", "\r\n", " \u{0B}", "\u{0C}",
     ]
 
     /// Random text of `count` vocabulary words joined by random separators (often no space at all).
@@ -105,7 +105,7 @@ struct SearchTokenizerPropertyTests {
         }
     }
 
-    @Test("ruling a match out in a text's syllables agrees with matching its document, typos and initials included")
+    @Test("matching in a text's syllables agrees with matching its document, typos, initials and line breaks included")
     func syllableRunsRuleOutOnlyNonMatches() {
         var random = SeededRandom(seed: 0x5171_AB1E)
         var plainMatches = 0, plainMisses = 0
