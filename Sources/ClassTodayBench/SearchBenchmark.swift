@@ -586,7 +586,7 @@ public struct SearchBenchmark: Sendable {
         if !slow.isEmpty {
             lines += ["", "each keyword and district row's \(SlowQuery.reported) slowest queries, in ms (SQLite / PostgreSQL), with what the bench's "
                       + "process waited on while SQLite answered (background keyword counts included): storage it read, and a CPU one of its "
-                      + "threads waited 5 ms or more for"]
+                      + "threads waited \(SlowQuery.Waits.namedCPUWait / 1_000_000) ms or more for"]
             for row in slow {
                 lines.append("\(row.kind): " + row.slowest.map(\.reportText).joined(separator: "; "))
             }
