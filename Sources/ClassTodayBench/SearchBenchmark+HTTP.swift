@@ -9,8 +9,8 @@ import NIOHTTP1
 import ServiceLifecycle
 
 extension SearchBenchmark {
-    /// The server itself, built as `serve` builds it, answering HTTP/1.1 on a free loopback port over the benchmark's
-    /// SQLite dataset; requests go through one keep-alive connection pool.
+    /// The server itself, built as `serve` builds it, answering HTTP/1.1 on a free loopback port over one of the
+    /// benchmark's copies of the dataset (SQLite's, or PostgreSQL's); requests go through one keep-alive connection pool.
     struct HTTPPeer: Sendable {
         /// The server's base URL.
         let baseURL: String
@@ -18,10 +18,10 @@ extension SearchBenchmark {
         /// The server could not start listening.
         struct NotListening: Error {}
 
-        /// Runs `body` while the server answers over the SQLite dataset at `path` (with `configuration`'s settings, rate
-        /// limits off), then shuts the server down.
+        /// Runs `body` while the server answers over the database `databaseURL` (`sqlite:///path`, or `postgres://...`;
+        /// with `configuration`'s other settings, rate limits off), then shuts the server down.
         static func serving<Value: Sendable>(
-            _ path: String, configuration: AppConfiguration, logger: Logger, _ body: (HTTPPeer) async throws -> Value
+            _ databaseURL: String, configuration: AppConfiguration, logger: Logger, _ body: (HTTPPeer) async throws -> Value
         ) async throws -> Value {
             var configuration = configuration
             // The server's own files (images) go to a throwaway folder; the dataset is read where it is.
@@ -29,7 +29,7 @@ extension SearchBenchmark {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: folder) }
             configuration.dataDirectory = folder
-            configuration.databaseURL = "sqlite://" + path
+            configuration.databaseURL = databaseURL
             (configuration.host, configuration.port) = ("127.0.0.1", 0)
             (configuration.rateLimitPerMinute, configuration.authRateLimitPerMinute) = (0, 0)
             var serverLogger = logger
@@ -102,6 +102,12 @@ extension SearchBenchmark {
                 throw UnexpectedStatus(path: path, status: Int(response.status.code), body: String(buffer: body))
             }
             return (body, elapsed)
+        }
+
+        /// The class objects of a page's body (`items`).
+        static func items(in body: ByteBuffer) throws -> [[String: Any]] {
+            let json = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
+            return json?["items"] as? [[String: Any]] ?? []
         }
 
         /// A request was not answered 200.

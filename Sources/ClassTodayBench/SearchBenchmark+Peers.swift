@@ -11,6 +11,8 @@ extension SearchBenchmark {
         let postgis: PostGISPeer
         /// The server answering HTTP over the dataset.
         let http: HTTPPeer
+        /// The server answering HTTP over the dataset's PostgreSQL copy, when the bench has one.
+        let postgresHTTP: HTTPPeer?
     }
 
     /// One circle row's queries asked of the peers, each right after the server answered it in-process, and the profile
@@ -127,8 +129,7 @@ extension SearchBenchmark {
 
         /// The class ids of an HTTP page's body.
         private static func ids(in body: ByteBuffer) throws -> [String] {
-            let json = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
-            return (json?["items"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+            try HTTPPeer.items(in: body).compactMap { $0["id"] as? String }
         }
 
         /// The report's peer tables: PostGIS beside the server's in-process page, the HTTP page beside `/health`, and the

@@ -38,6 +38,9 @@ extension SearchBenchmark {
         let sqlite: any SQLDatabase
         let limit: Int
         let logger: Logger
+        /// The server answering HTTP over each backend, which circle rows ask each query again: nil in other rows, and
+        /// without ``Options/peers``.
+        var http: (sqlite: HTTPPeer, postgres: HTTPPeer)? = nil
         /// The server's search, its first read of each query.
         private(set) var search = LatencySample()
         /// The second reads through the repository, SQLite's and PostgreSQL's.
@@ -46,6 +49,10 @@ extension SearchBenchmark {
         private(set) var fullScan = LatencySample()
         /// Queries whose page differs from SQLite's: in size, or (nearest first) in distances.
         private(set) var disagreements = 0
+        /// The nearest-first page asked again of each backend's server over HTTP (``http``), after the reads above.
+        private(set) var overHTTP = (sqlite: LatencySample(), postgres: LatencySample())
+        /// Queries whose HTTP pages differ between the backends' servers: in size, or in distances.
+        private(set) var httpDisagreements = 0
 
         /// Answers `query` on PostgreSQL, compares the page with SQLite's, asks it again of both backends, SQLite first
         /// for every other query, and runs the full scan when asked.
@@ -60,9 +67,26 @@ extension SearchBenchmark {
                 disagreements += 1
                 logger.error("PostgreSQL and SQLite pages differ", metadata: ["query": "\(query)"])
             }
+            if let http, query.sort == .distance, let circle = query.circle {
+                let path = HTTPPeer.searchPath(circle, limit: limit)
+                let earlier = try await (sqliteFirst ? http.sqlite : http.postgres).get(path)
+                let later = try await (sqliteFirst ? http.postgres : http.sqlite).get(path)
+                let (sqliteAnswer, postgresAnswer) = sqliteFirst ? (earlier, later) : (later, earlier)
+                overHTTP.sqlite.record(sqliteAnswer.1)
+                overHTTP.postgres.record(postgresAnswer.1)
+                if try Self.distances(in: postgresAnswer.0) != Self.distances(in: sqliteAnswer.0) {
+                    httpDisagreements += 1
+                    logger.error("the PostgreSQL and SQLite servers' HTTP pages differ", metadata: ["circle": "\(circle)"])
+                }
+            }
             if runsFullScan {
                 fullScan.record(try await fullScanSearch(query))
             }
+        }
+
+        /// The distances of an HTTP page's classes, in order (ids differ between the two seeded copies).
+        private static func distances(in body: ByteBuffer) throws -> [Double] {
+            try HTTPPeer.items(in: body).map { $0["distance"] as? Double ?? .nan }
         }
 
         /// The first page of `query` as the server searches `database`, and how long the search took.
@@ -131,6 +155,22 @@ extension SearchBenchmark {
                     (String(format: "%.0fx", row.postgres.fullScan.median / postgres.median), 12),
                     (format(again.sqlite.median), 19), (format(again.postgres.median), 8),
                     (String(format: "%.2fx", again.postgres.median / again.sqlite.median), 11), ("\(row.postgres.disagreements)", 17),
+                ]))
+            }
+            let overHTTP = rows.filter { !$0.postgres.overHTTP.postgres.milliseconds.isEmpty }
+            guard !overHTTP.isEmpty else { return lines }
+            lines += [
+                "",
+                "over HTTP: each circle asked once more of the server over each backend (two servers built as `serve` builds them, in this process,",
+                "on loopback, async-http-client as the client), in turn first, after the reads above",
+                "",
+                "kind                      SQLite HTTP p50  SQLite HTTP p99  PG HTTP p50  PG HTTP p99  PG/SQLite p50  pages differing",
+            ]
+            for row in overHTTP {
+                let (sqlite, postgres) = row.postgres.overHTTP
+                lines.append(.reportLine(row.kind, [
+                    (format(sqlite.median), 17), (format(sqlite.p99), 17), (format(postgres.median), 13), (format(postgres.p99), 13),
+                    (String(format: "%.2fx", postgres.median / sqlite.median), 15), ("\(row.postgres.httpDisagreements)", 17),
                 ]))
             }
             return lines

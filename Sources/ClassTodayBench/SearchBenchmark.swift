@@ -206,12 +206,19 @@ public struct SearchBenchmark: Sendable {
     }
 
     /// Runs the chosen query kinds and returns the report's lines; with ``Options/peers``, while the server answers
-    /// HTTP on loopback over the same dataset.
+    /// HTTP on loopback over the same dataset, and a second server over its PostgreSQL copy when the bench has one.
     public func run() async throws -> [String] {
         guard let postgis, options.kinds.contains(.circle) else { return try await run(peers: nil) }
-        return try await HTTPPeer.serving(path, configuration: configuration, logger: logger) { http in
-            try await http.warmUp(Self.warmUpCircles(seed: options.seed), limit: options.limit)
-            return try await run(peers: Peers(postgis: postgis, http: http))
+        let warmUpCircles = Self.warmUpCircles(seed: options.seed)
+        return try await HTTPPeer.serving("sqlite://" + path, configuration: configuration, logger: logger) { http in
+            try await http.warmUp(warmUpCircles, limit: options.limit)
+            guard postgres != nil, let url = configuration.databaseURL else {
+                return try await run(peers: Peers(postgis: postgis, http: http, postgresHTTP: nil))
+            }
+            return try await HTTPPeer.serving(url, configuration: configuration, logger: logger) { postgresHTTP in
+                try await postgresHTTP.warmUp(warmUpCircles, limit: options.limit)
+                return try await run(peers: Peers(postgis: postgis, http: http, postgresHTTP: postgresHTTP))
+            }
         }
     }
 
@@ -333,7 +340,10 @@ public struct SearchBenchmark: Sendable {
 
     private func circleRow(radius: Double, centers: [GeoPoint], peers: Peers?) async throws -> Row {
         var indexed = LatencySample(), fullScan = LatencySample(), rtree = LatencySample()
-        var postgresSample = postgres.map { PostgresSample(store: $0, sqlite: store.database, limit: options.limit, logger: logger) }
+        var postgresSample = postgres.map { store in
+            PostgresSample(store: store, sqlite: self.store.database, limit: options.limit, logger: logger,
+                           http: peers.flatMap { peers in peers.postgresHTTP.map { (sqlite: peers.http, postgres: $0) } })
+        }
         var peerSample = peers.map { PeerSample(peers: $0, limit: options.limit, logger: logger) }
         var candidates = 0, results = 0
         var walked = LatencySample(), fromPoints = LatencySample(), walkedDiffering = 0

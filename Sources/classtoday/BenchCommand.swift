@@ -20,7 +20,8 @@ struct BenchCommand: AsyncParsableCommand {
                 --database postgres://..., the same dataset is seeded into that database too (and kept), and every query \
                 also runs on PostgreSQL, reported side by side with SQLite. With --peers postgres://... (a database where \
                 PostGIS can be enabled), the dataset's points are loaded there too (and kept), and every circle query is \
-                also asked of PostGIS and of the server over HTTP on loopback, with a profile of where a page's time goes.
+                also asked of PostGIS and of the server over HTTP on loopback, with a profile of where a page's time goes; \
+                with both, of a second server over PostgreSQL's copy too, beside the first.
                 """)
 
         @Option(help: "Listings in the dataset.")
