@@ -31,6 +31,15 @@ public struct LatencySample: Sendable {
     /// The 99th percentile.
     var p99: Double { percentile(0.99) }
 
+    /// The median of this sample's runs each divided by `other`'s run of the same rank in recording order: for two
+    /// samples recorded side by side, one run each per query, the ratio query by query, which the machine's drift over
+    /// the queries moves less than the ratio of the two medians does.
+    func medianRatio(to other: LatencySample) -> Double {
+        var ratios = LatencySample()
+        ratios.milliseconds = zip(milliseconds, other.milliseconds).map { $0 / $1 }
+        return ratios.median
+    }
+
     /// A latency in milliseconds as the reports print it: `decimals` decimals (two unless told), or `-` when there
     /// were no runs.
     public static func format(_ milliseconds: Double, decimals: Int = 2) -> String {

@@ -141,10 +141,11 @@ extension SearchBenchmark {
                 "PostgreSQL: the same dataset and queries, each answered right after SQLite in this run",
                 "(the server's search through the repository: a circle page in one statement, other searches in one read-only transaction; "
                     + "full scan: \(fullScanQueries) runs per kind, index scans off; again: each query asked a second time of both "
-                    + "backends through the repository, in turn first, the whole call timed on each; PG/SQLite: of those)",
+                    + "backends through the repository, in turn first, the whole call timed on each; PG/SQLite: of those, the ratio of "
+                    + "their medians, and paired: the median of the ratios query by query)",
                 "",
                 "kind                      SQLite p50  SQLite p99     PG p50     PG p99  PG full-scan p50  PG scan/PG  again: SQLite p50  PG p50  "
-                    + "PG/SQLite  pages differing",
+                    + "PG/SQLite  paired  pages differing",
             ]
             let format = { LatencySample.format($0) }
             for row in rows {
@@ -154,7 +155,8 @@ extension SearchBenchmark {
                     (format(row.postgres.fullScan.median), 18),
                     (String(format: "%.0fx", row.postgres.fullScan.median / postgres.median), 12),
                     (format(again.sqlite.median), 19), (format(again.postgres.median), 8),
-                    (String(format: "%.2fx", again.postgres.median / again.sqlite.median), 11), ("\(row.postgres.disagreements)", 17),
+                    (String(format: "%.2fx", again.postgres.median / again.sqlite.median), 11),
+                    (String(format: "%.2fx", again.postgres.medianRatio(to: again.sqlite)), 8), ("\(row.postgres.disagreements)", 17),
                 ]))
             }
             let overHTTP = rows.filter { !$0.postgres.overHTTP.postgres.milliseconds.isEmpty }
@@ -164,13 +166,14 @@ extension SearchBenchmark {
                 "over HTTP: each circle asked once more of the server over each backend (two servers built as `serve` builds them, in this process,",
                 "on loopback, async-http-client as the client), in turn first, after the reads above",
                 "",
-                "kind                      SQLite HTTP p50  SQLite HTTP p99  PG HTTP p50  PG HTTP p99  PG/SQLite p50  pages differing",
+                "kind                      SQLite HTTP p50  SQLite HTTP p99  PG HTTP p50  PG HTTP p99  PG/SQLite p50  paired  pages differing",
             ]
             for row in overHTTP {
                 let (sqlite, postgres) = row.postgres.overHTTP
                 lines.append(.reportLine(row.kind, [
                     (format(sqlite.median), 17), (format(sqlite.p99), 17), (format(postgres.median), 13), (format(postgres.p99), 13),
-                    (String(format: "%.2fx", postgres.median / sqlite.median), 15), ("\(row.postgres.httpDisagreements)", 17),
+                    (String(format: "%.2fx", postgres.median / sqlite.median), 15),
+                    (String(format: "%.2fx", postgres.medianRatio(to: sqlite)), 8), ("\(row.postgres.httpDisagreements)", 17),
                 ]))
             }
             return lines
