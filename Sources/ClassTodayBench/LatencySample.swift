@@ -45,4 +45,9 @@ public struct LatencySample: Sendable {
     public static func format(_ milliseconds: Double, decimals: Int = 2) -> String {
         milliseconds.isNaN ? "-" : String(format: "%.\(decimals)f", milliseconds)
     }
+
+    /// A ratio of latencies as the reports print it: `decimals` decimals (two unless told) and an `x` (`1.52x`).
+    static func ratio(_ value: Double, decimals: Int = 2) -> String {
+        String(format: "%.\(decimals)fx", value)
+    }
 }

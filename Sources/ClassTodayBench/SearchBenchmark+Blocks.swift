@@ -42,7 +42,7 @@ extension SearchBenchmark {
                 (LatencySample.format(sample.median) + " / " + LatencySample.format(sample.p99)).leftPadded(18)
             }
             lines.append("\(Int(radius)) m".padding(toLength: 10, withPad: " ", startingAt: 0) + pair(anonymous) + pair(signedIn) + pair(blocking)
-                         + String(format: "%.2fx", blocking.median / signedIn.median).leftPadded(16) + "\(leaked)".leftPadded(18))
+                         + LatencySample.ratio(blocking.median / signedIn.median).leftPadded(16) + "\(leaked)".leftPadded(18))
         }
         return lines
     }

@@ -136,7 +136,7 @@ extension SearchBenchmark {
         /// profile of a page.
         static func report(_ rows: [(kind: String, server: LatencySample, peers: PeerSample)], postgis: PostGISPeer) -> [String] {
             let format = { (value: Double) in LatencySample.format(value) }
-            let ratio = { (value: Double) in String(format: "%.2fx", value) }
+            let ratio = { (value: Double) in LatencySample.ratio(value) }
             var lines = [
                 "",
                 "peers: the same nearest-first first pages, each asked of PostGIS and of the server over HTTP right after the server answered it in-process",

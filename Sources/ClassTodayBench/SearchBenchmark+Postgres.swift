@@ -153,10 +153,10 @@ extension SearchBenchmark {
                 lines.append(.reportLine(row.kind, [
                     (format(sqlite.median), 12), (format(sqlite.p99), 12), (format(postgres.median), 11), (format(postgres.p99), 11),
                     (format(row.postgres.fullScan.median), 18),
-                    (String(format: "%.0fx", row.postgres.fullScan.median / postgres.median), 12),
+                    (LatencySample.ratio(row.postgres.fullScan.median / postgres.median, decimals: 0), 12),
                     (format(again.sqlite.median), 19), (format(again.postgres.median), 8),
-                    (String(format: "%.2fx", again.postgres.median / again.sqlite.median), 11),
-                    (String(format: "%.2fx", again.postgres.medianRatio(to: again.sqlite)), 8), ("\(row.postgres.disagreements)", 17),
+                    (LatencySample.ratio(again.postgres.median / again.sqlite.median), 11),
+                    (LatencySample.ratio(again.postgres.medianRatio(to: again.sqlite)), 8), ("\(row.postgres.disagreements)", 17),
                 ]))
             }
             let overHTTP = rows.filter { !$0.postgres.overHTTP.postgres.milliseconds.isEmpty }
@@ -172,8 +172,8 @@ extension SearchBenchmark {
                 let (sqlite, postgres) = row.postgres.overHTTP
                 lines.append(.reportLine(row.kind, [
                     (format(sqlite.median), 17), (format(sqlite.p99), 17), (format(postgres.median), 13), (format(postgres.p99), 13),
-                    (String(format: "%.2fx", postgres.median / sqlite.median), 15),
-                    (String(format: "%.2fx", postgres.medianRatio(to: sqlite)), 8), ("\(row.postgres.httpDisagreements)", 17),
+                    (LatencySample.ratio(postgres.median / sqlite.median), 15),
+                    (LatencySample.ratio(postgres.medianRatio(to: sqlite)), 8), ("\(row.postgres.httpDisagreements)", 17),
                 ]))
             }
             return lines

@@ -570,7 +570,7 @@ public struct SearchBenchmark: Sendable {
                 (LatencySample.format(row.indexed.median), 12), (LatencySample.format(row.indexed.p99), 13),
                 (String(format: "%.1f", row.candidatesPerResult), 13), (LatencySample.format(row.fullScan.median), 15),
                 (LatencySample.format(row.rtree?.median ?? .nan), 12), (LatencySample.format(row.rtree?.p99 ?? .nan), 12),
-                (String(format: "%.0fx", scanRatio), 14), (rtreeRatio.map { String(format: "%.2fx", $0) } ?? "-", 16),
+                (LatencySample.ratio(scanRatio, decimals: 0), 14), (rtreeRatio.map { LatencySample.ratio($0) } ?? "-", 16),
             ]))
         }
         lines.append("")
@@ -584,7 +584,7 @@ public struct SearchBenchmark: Sendable {
                 lines.append(.reportLine(row.kind, [
                     (LatencySample.format(walk.points.median), 11), (LatencySample.format(walk.points.p99), 12),
                     (LatencySample.format(walk.walk.median), 10), (LatencySample.format(walk.walk.p99), 10),
-                    (String(format: "%.2fx", walk.walk.median / walk.points.median), 13), ("\(walk.pagesDiffering)", 17),
+                    (LatencySample.ratio(walk.walk.median / walk.points.median), 13), ("\(walk.pagesDiffering)", 17),
                 ]))
             }
         }
