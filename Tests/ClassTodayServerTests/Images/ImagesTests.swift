@@ -180,6 +180,40 @@ struct ImagesTests {
         }
     }
 
+    @Test("a deleted image leaves the classes that showed it, the others kept in order, in a class's page and in search pages")
+    func deletedImageLeavesClasses() async throws {
+        try await TestServer.withRouter { client in
+            let (owner, _) = try await client.signup()
+            var uploaded: [String] = []
+            for size in 1...3 {
+                let image = try await client.upload(TestImages.png(width: size, height: 1), contentType: "image/png", token: owner)
+                uploaded.append(try #require(try image.jsonObject()["id"] as? String))
+            }
+            let (first, second, third) = (uploaded[0], uploaded[1], uploaded[2])
+            let both = try #require(try await client.createClass(token: owner, ["imageIds": [third, second, first]])["id"] as? String)
+            let only = try #require(try await client.createClass(token: owner, ["name": "우쿨렐레 레슨", "imageIds": [second]])["id"] as? String)
+            let untouched = try #require(try await client.createClass(token: owner, ["name": "드럼 레슨", "imageIds": [first]])["id"] as? String)
+            #expect(try await client.send(.delete, "/v1/images/\(second)", token: owner).status == .noContent)
+
+            func imageIds(_ item: [String: Any]) -> [String]? {
+                (item["images"] as? [[String: Any]])?.map { $0["id"] as? String ?? "" }
+            }
+            let expected = [both: [third, first], only: [], untouched: [first]]
+            for (classId, images) in expected {
+                let page = try await client.send(.get, "/v1/classes/\(classId)").jsonObject()
+                #expect(imageIds(page) == images, "class \(classId)")
+            }
+            let nearby = try await client.send(.get, "/v1/classes?lat=37.4842&lon=126.9297&radius=1000").jsonObject()
+            let items = try #require(nearby["items"] as? [[String: Any]])
+            #expect(items.count == 3)
+            for item in items {
+                #expect(imageIds(item) == expected[item["id"] as? String ?? ""], "nearest-first page")
+            }
+            let recent = try #require(try await client.send(.get, "/v1/classes").jsonObject()["items"] as? [[String: Any]])
+            #expect(recent.map { imageIds($0) ?? ["?"] } == [[first], [], [third, first]], "newest first")
+        }
+    }
+
     @Test("classes and profiles accept only the caller's own images, in order")
     func attachingImages() async throws {
         try await TestServer.withRouter { client in

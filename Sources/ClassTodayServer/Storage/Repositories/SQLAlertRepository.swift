@@ -160,7 +160,7 @@ enum AlertOutbox {
 }
 
 extension ClassListing {
-    /// Decodes a `classes` row (its images from an `image_ids` JSON array column when the row has one).
+    /// Decodes a `classes` row (``ClassViewQuery/listingColumns``).
     init(row: SQLRow) throws {
         self.init(
             id: try row["id"], type: ClassType(rawValue: try row["type"]) ?? .sell, name: try row["name"],
@@ -169,7 +169,7 @@ extension ClassListing {
             price: try row["price"], priceUnit: PriceUnit(rawValue: try row["price_unit"]) ?? .perHour,
             subjects: StoredList.decode(try row["subjects"]), targets: StoredList.decode(try row["targets"]),
             capacity: try row["capacity"], status: ClassStatus(rawValue: try row["status"]) ?? .closed,
-            imageIds: row.contains("image_ids") ? StoredList.decodeStrings(try row["image_ids"]) : [],
+            imageIds: StoredList.decodeStrings(try row["image_ids"]),
             writerId: try row["writer_id"], favoriteCount: try row["favorite_count"], createdAt: try row.date("created_at"),
             updatedAt: try row.date("updated_at"), hiddenAt: try row.optionalDate("hidden_at"))
     }

@@ -40,9 +40,20 @@ public struct SQLImageRecordRepository: ImageRecordRepository {
             let record = try Self.record(row: row)
             try ImageRules.checkDeletion(of: record, by: userId)
             try await db.execute("UPDATE users SET profile_image_id = NULL WHERE profile_image_id = \(id)")
+            try await Self.removeFromListings(imageId: id, db)
             try await db.execute("DELETE FROM images WHERE id = \(id)")
             _ = try await removeUnnamedFiles([record.sha256], db)
         }
+    }
+
+    /// Takes the image `imageId` out of the listings that show it: their `class_images` rows, and their `image_ids`
+    /// read again from the rows left, in order.
+    private static func removeFromListings(imageId: String, _ db: any SQLExecutor) async throws {
+        let classIds: [String] = try await db.rows("DELETE FROM class_images WHERE image_id = \(imageId) RETURNING class_id")
+            .map { try $0["class_id"] }
+        guard !classIds.isEmpty else { return }
+        let imageIds = db.dialect.jsonArray(of: "ci.image_id", from: "class_images ci WHERE ci.class_id = classes.id", orderBy: "ci.position")
+        try await db.execute("UPDATE classes SET image_ids = \(raw: imageIds) WHERE id IN \(db.dialect.list(classIds))")
     }
 
     public func collectGarbage(uploadedBefore cutoff: Date, by uploaderId: String?) async throws -> (records: Int, files: Int) {

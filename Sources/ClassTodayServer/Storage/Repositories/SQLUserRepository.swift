@@ -117,7 +117,7 @@ public struct SQLUserRepository: UserRepository {
         }
         try await db.execute("""
             UPDATE classes SET description = '', place = NULL, lat = NULL, lon = NULL, geohash = NULL, keyword_location = NULL,
-                status = 'closed', favorite_count = 0, deleted_at = COALESCE(deleted_at, \(now)), updated_at = \(now)
+                status = 'closed', favorite_count = 0, image_ids = '[]', deleted_at = COALESCE(deleted_at, \(now)), updated_at = \(now)
             WHERE writer_id = \(writerId)
             """)
     }

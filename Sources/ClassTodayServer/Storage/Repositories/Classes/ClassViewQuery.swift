@@ -8,7 +8,7 @@ package enum ClassViewQuery {
     static let listingColumns = """
         c.id, c.type, c.name, c.description, c.days, c.time, c.place, c.lat, c.lon, c.keyword_location, c.price,
         c.price_unit, c.subjects, c.targets, c.capacity, c.status, c.writer_id, c.favorite_count, c.created_at, c.updated_at,
-        c.hidden_at
+        c.hidden_at, c.image_ids
         """
 
     /// Listings not deleted that `condition` selects, as `viewerId` sees them (none of a writer who blocked them or
@@ -21,12 +21,15 @@ package enum ClassViewQuery {
         join: SQLStatement = "", where condition: SQLStatement, orderBy order: String? = nil, limit: Int? = nil,
         moderated: Bool = true
     ) -> SQLStatement {
-        let images = dialect.jsonArray(of: "ci.image_id", from: "class_images ci WHERE ci.class_id = c.id", orderBy: "ci.position")
+        // A viewer signed out has saved nothing: no subquery per listing asks.
+        let isFavorite: SQLStatement = if let viewerId {
+            "EXISTS(SELECT 1 FROM favorites vf WHERE vf.class_id = c.id AND vf.user_id = \(viewerId))"
+        } else {
+            "0"
+        }
         var statement: SQLStatement = """
             SELECT \(raw: listingColumns), u.nickname AS writer_nickname, u.profile_image_id AS writer_image_id,
-                u.rating_sum AS writer_rating_sum, u.rating_count AS writer_rating_count,
-                EXISTS(SELECT 1 FROM favorites vf WHERE vf.class_id = c.id AND vf.user_id = \(viewerId)) AS is_favorite,
-                \(raw: images) AS image_ids\(raw: extraColumns)
+                u.rating_sum AS writer_rating_sum, u.rating_count AS writer_rating_count, \(isFavorite) AS is_favorite\(raw: extraColumns)
             FROM \(source) JOIN users u ON u.id = c.writer_id \(join)
             WHERE c.deleted_at IS NULL AND (\(condition))
             """

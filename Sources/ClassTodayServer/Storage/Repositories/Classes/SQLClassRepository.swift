@@ -97,7 +97,8 @@ public struct SQLClassRepository: ClassRepository {
             try await index.remove(classId: id, db)
             // The row stays (closed, marked deleted) so that chat rooms and matches keep their class summary.
             try await db.execute("""
-                UPDATE classes SET deleted_at = \(now), updated_at = \(now), status = 'closed', favorite_count = 0 WHERE id = \(id)
+                UPDATE classes SET deleted_at = \(now), updated_at = \(now), status = 'closed', favorite_count = 0, image_ids = '[]'
+                WHERE id = \(id)
                 """)
             try await db.execute("DELETE FROM favorites WHERE class_id = \(id)")
             try await db.execute("DELETE FROM class_images WHERE class_id = \(id)")
@@ -231,8 +232,10 @@ public struct SQLClassRepository: ClassRepository {
         }
     }
 
+    /// Makes `imageIds` the images of the listing `classId`, in order: its `class_images` rows and its `image_ids` column.
     private static func replaceImages(of classId: String, with imageIds: [String], _ db: any SQLExecutor) async throws {
         try await db.execute("DELETE FROM class_images WHERE class_id = \(classId)")
+        try await db.execute("UPDATE classes SET image_ids = \(StoredList.encodeStrings(imageIds)) WHERE id = \(classId)")
         guard !imageIds.isEmpty else { return }
         var insert: SQLStatement = "INSERT INTO class_images (class_id, position, image_id) VALUES "
         insert.isCached = false
