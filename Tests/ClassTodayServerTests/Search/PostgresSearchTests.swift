@@ -192,7 +192,7 @@ struct PostgresSearchTests {
         Self.logger.info("postgres search property test", metadata: ["nonEmpty": "\(nonEmpty)", "worstDistanceError": "\(worstDistanceError)"])
     }
 
-    @Test("a circle page without a keyword is one statement the nearest-first GiST index answers in its order; with a keyword the statistics do not call common, it walks cells")
+    @Test("a circle page without a keyword is one statement the nearest-first GiST index answers in its order, its writers looked up by hash; with a keyword the statistics do not call common, it walks cells")
     func nearestIndexPlan() async throws {
         let store = try await Self.openStore()
         defer { store.close() }
@@ -226,6 +226,8 @@ struct PostgresSearchTests {
             #expect(Self.readsNearestFirst(generic) && generic.contains { $0.contains("$") }, "\(generic.joined(separator: "\n"))")
             // The centre and its box are computed once per run, not for each listing read.
             #expect(generic.contains { $0.contains("InitPlan") }, "\(generic.joined(separator: "\n"))")
+            // Each listing's writer is looked up in the hash index on users' ids (two buffers), not the primary key's B-tree (four).
+            #expect(generic.contains { $0.contains("users_by_id_hash") }, "\(generic.joined(separator: "\n"))")
         }
     }
 
