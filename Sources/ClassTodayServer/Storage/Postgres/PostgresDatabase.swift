@@ -109,7 +109,7 @@ public struct PostgresDatabase: SQLDatabase {
                 case .text(let text): PostgresData(string: text)
                 }
             }
-            return try await prepared.rows(PostgresDatabase.numberPlaceholders(statement.sql, typedAs: statement.values), binds, on: connection)
+            return try await prepared.rows(statement, binds, on: connection)
         }
 
         private func run(_ statement: SQLStatement) async throws -> PostgresQueryResult {

@@ -1,16 +1,42 @@
 import PostgresNIO
 import Synchronization
 
-/// The statements prepared on each connection of the pool, by their text: a repeated statement
+/// The statements prepared on each connection of the pool, by their text and their values' types: a repeated statement
 /// (``SQLStatement/isRepeated``) is parsed once per connection, and PostgreSQL may then keep its plan, where an
 /// unnamed statement is parsed and planned at every run (0.7 ms for a search's cell statement, two to four times its
-/// run).
+/// run). A statement is found by its own text, with `?` placeholders: the text prepared from it, placeholders numbered
+/// and cast (``PostgresDatabase/numberPlaceholders(_:typedAs:)``), is written once, when it is prepared on a connection.
 final class PreparedStatements: Sendable {
+    /// A statement's text and its values' types, which the prepared text's casts follow.
+    private struct Key: Hashable {
+        let sql: String
+        let types: [ValueType]
+
+        init(_ statement: SQLStatement) {
+            sql = statement.sql
+            types = statement.values.map(ValueType.init)
+        }
+    }
+
+    /// The type of a bound value.
+    private enum ValueType: Hashable {
+        case null, integer, real, text
+
+        init(_ value: SQLValue) {
+            self = switch value {
+            case .null: .null
+            case .integer: .integer
+            case .real: .real
+            case .text: .text
+            }
+        }
+    }
+
     /// A connection's prepared statements, most recently used last.
     private struct Prepared {
         let connection: PostgresConnection
-        var statements: [String: PreparedQuery] = [:]
-        var recency: [String] = []
+        var statements: [Key: PreparedQuery] = [:]
+        var recency: [Key] = []
     }
 
     /// The most statements a connection keeps; the least recently used beyond are deallocated.
@@ -18,39 +44,40 @@ final class PreparedStatements: Sendable {
 
     private let connections = Mutex<[PostgresConnection.ID: Prepared]>([:])
 
-    /// Runs `sql` (placeholders numbered, each with its type's cast: ``PostgresDatabase/numberPlaceholders(_:typedAs:)``)
-    /// with `binds` on `connection`, preparing it there first if it is not yet.
-    func rows(_ sql: String, _ binds: [PostgresData], on connection: PostgresConnection) async throws -> [PostgresRow] {
-        let statement: PreparedQuery
-        if let prepared = remember(sql, on: connection) {
-            statement = prepared
+    /// Runs `statement` with `binds` (its values) on `connection`, preparing it there first if it is not yet.
+    func rows(_ statement: SQLStatement, _ binds: [PostgresData], on connection: PostgresConnection) async throws -> [PostgresRow] {
+        let key = Key(statement)
+        let prepared: PreparedQuery
+        if let known = remember(key, on: connection) {
+            prepared = known
         } else {
-            statement = try await connection.prepare(query: sql).get()
-            for evicted in store(statement, as: sql, on: connection) {
+            let sql = PostgresDatabase.numberPlaceholders(statement.sql, typedAs: statement.values)
+            prepared = try await connection.prepare(query: sql).get()
+            for evicted in store(prepared, as: key, on: connection) {
                 // The connection runs requests in order: the next statement waits for none of this.
                 evicted.deallocate().whenFailure { _ in }
             }
         }
-        return try await statement.execute(binds).get()
+        return try await prepared.execute(binds).get()
     }
 
-    /// The statement prepared as `sql` on `connection`, marked most recently used; nil when it is not prepared.
-    private func remember(_ sql: String, on connection: PostgresConnection) -> PreparedQuery? {
+    /// The statement prepared for `key` on `connection`, marked most recently used; nil when it is not prepared.
+    private func remember(_ key: Key, on connection: PostgresConnection) -> PreparedQuery? {
         connections.withLock { connections in
-            guard let statement = connections[connection.id]?.statements[sql] else { return nil }
-            connections[connection.id]?.recency.removeAll { $0 == sql }
-            connections[connection.id]?.recency.append(sql)
+            guard let statement = connections[connection.id]?.statements[key] else { return nil }
+            connections[connection.id]?.recency.removeAll { $0 == key }
+            connections[connection.id]?.recency.append(key)
             return statement
         }
     }
 
     /// Keeps `statement` for `connection` and returns the statements evicted to make room; forgets closed connections.
-    private func store(_ statement: PreparedQuery, as sql: String, on connection: PostgresConnection) -> [PreparedQuery] {
+    private func store(_ statement: PreparedQuery, as key: Key, on connection: PostgresConnection) -> [PreparedQuery] {
         connections.withLock { connections in
             connections = connections.filter { !$0.value.connection.isClosed }
             var prepared = connections[connection.id] ?? Prepared(connection: connection)
-            prepared.statements[sql] = statement
-            prepared.recency.append(sql)
+            prepared.statements[key] = statement
+            prepared.recency.append(key)
             var evicted: [PreparedQuery] = []
             while prepared.recency.count > Self.perConnection {
                 let oldest = prepared.recency.removeFirst()
