@@ -169,6 +169,17 @@ public struct PostgresDatabase: SQLDatabase {
         return binary
     }
 
+    /// The cast ``numberPlaceholders(_:typedAs:)`` gives a placeholder bound to `value`: its type's, as an unnamed
+    /// statement's placeholders are typed; none for NULL, whose type is left to the server.
+    static func cast(of value: SQLValue) -> String? {
+        switch value {
+        case .integer: "::int8"
+        case .real: "::float8"
+        case .text: "::text"
+        case .null: nil
+        }
+    }
+
     /// `sql` with its `?` placeholders numbered `$1`, `$2`, ... (a `?` inside a quoted literal or name stays), each
     /// cast to the type of its value in `values` when given (`$1::int8`; a NULL's type is left to the server).
     static func numberPlaceholders(_ sql: String, typedAs values: [SQLValue]? = nil) -> String {
@@ -187,12 +198,7 @@ public struct PostgresDatabase: SQLDatabase {
             } else if byte == UInt8(ascii: "?") {
                 number += 1
                 result.append(contentsOf: "$\(number)".utf8)
-                switch values?[number - 1] {
-                case .integer: result.append(contentsOf: "::int8".utf8)
-                case .real: result.append(contentsOf: "::float8".utf8)
-                case .text: result.append(contentsOf: "::text".utf8)
-                case .null, nil: break
-                }
+                if let cast = values.flatMap({ cast(of: $0[number - 1]) }) { result.append(contentsOf: cast.utf8) }
             } else {
                 result.append(byte)
             }

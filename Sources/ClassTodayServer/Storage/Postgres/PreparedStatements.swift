@@ -7,28 +7,14 @@ import Synchronization
 /// run). A statement is found by its own text, with `?` placeholders: the text prepared from it, placeholders numbered
 /// and cast (``PostgresDatabase/numberPlaceholders(_:typedAs:)``), is written once, when it is prepared on a connection.
 final class PreparedStatements: Sendable {
-    /// A statement's text and its values' types, which the prepared text's casts follow.
+    /// A statement's text and its placeholders' casts (``PostgresDatabase/cast(of:)``), which the prepared text follows.
     private struct Key: Hashable {
         let sql: String
-        let types: [ValueType]
+        let casts: [String?]
 
         init(_ statement: SQLStatement) {
             sql = statement.sql
-            types = statement.values.map(ValueType.init)
-        }
-    }
-
-    /// The type of a bound value.
-    private enum ValueType: Hashable {
-        case null, integer, real, text
-
-        init(_ value: SQLValue) {
-            self = switch value {
-            case .null: .null
-            case .integer: .integer
-            case .real: .real
-            case .text: .text
-            }
+            casts = statement.values.map(PostgresDatabase.cast(of:))
         }
     }
 
