@@ -45,6 +45,11 @@ extension SearchBenchmark {
         private(set) var search = LatencySample()
         /// The second reads through the repository, SQLite's and PostgreSQL's.
         private(set) var again = (sqlite: LatencySample(), postgres: LatencySample())
+        /// PostgreSQL's second reads by what came right before each: SQLite's second read of the query (every other
+        /// query), or PostgreSQL's own first read of it (the others).
+        private(set) var againAfter = (sqlite: LatencySample(), own: LatencySample())
+        /// Each backend answering the row's queries one after another (``recordAlone(_:)``), SQLite's and PostgreSQL's.
+        private(set) var alone = (sqlite: LatencySample(), postgres: LatencySample())
         /// The same first page with every index scan turned off.
         private(set) var fullScan = LatencySample()
         /// Queries whose page differs from SQLite's: in size, or (nearest first) in distances.
@@ -61,7 +66,9 @@ extension SearchBenchmark {
             search.record(elapsed)
             let sqliteFirst = again.sqlite.milliseconds.count.isMultiple(of: 2)
             if sqliteFirst { again.sqlite.record(try await timedSearch(query, on: sqlite).elapsed) }
-            again.postgres.record(try await timedSearch(query, on: store.database).elapsed)
+            let postgresAgain = try await timedSearch(query, on: store.database).elapsed
+            again.postgres.record(postgresAgain)
+            if sqliteFirst { againAfter.sqlite.record(postgresAgain) } else { againAfter.own.record(postgresAgain) }
             if !sqliteFirst { again.sqlite.record(try await timedSearch(query, on: sqlite).elapsed) }
             if !Self.agree(page, sqlitePage, sort: query.sort) {
                 disagreements += 1
@@ -81,6 +88,24 @@ extension SearchBenchmark {
             }
             if runsFullScan {
                 fullScan.record(try await fullScanSearch(query))
+            }
+        }
+
+        /// Asks each backend the row's `queries` one after another, a block of them per backend, twice: PostgreSQL's
+        /// block first, then SQLite's first. Within a block each read follows the same backend's read of the previous
+        /// query, as in a server, which has one backend. In the reads in turn (``record(_:sqlitePage:fullScan:)``) each
+        /// read follows the other backend's work in this process, and PostgreSQL's page, which wakes the connection's
+        /// event loop and the server's process, pays more for that: in loops over 50 places on a million classes, its
+        /// page took 0.52-0.55 ms (medians) right after SQLite's page, 0.39-0.47 ms right after its own page or a
+        /// `SELECT 1` on its connection, where SQLite's took 0.30-0.37 ms.
+        mutating func recordAlone(_ queries: [ClassSearch]) async throws {
+            for postgresFirst in [true, false] {
+                for onPostgres in [postgresFirst, !postgresFirst] {
+                    for query in queries {
+                        let elapsed = try await timedSearch(query, on: onPostgres ? store.database : sqlite).elapsed
+                        if onPostgres { alone.postgres.record(elapsed) } else { alone.sqlite.record(elapsed) }
+                    }
+                }
             }
         }
 
@@ -158,6 +183,26 @@ extension SearchBenchmark {
                     (LatencySample.ratio(again.postgres.median / again.sqlite.median), 11),
                     (LatencySample.ratio(again.postgres.medianRatio(to: again.sqlite)), 8), ("\(row.postgres.disagreements)", 17),
                 ]))
+            }
+            let alone = rows.filter { !$0.postgres.alone.postgres.milliseconds.isEmpty }
+            if !alone.isEmpty {
+                lines += [
+                    "",
+                    "alone: each backend asked the row's queries one after another, a block per backend, twice (PostgreSQL's block first, then SQLite's),",
+                    "as a server with one backend answers one search after the next; beside, PostgreSQL's second reads above by what came right",
+                    "before them: SQLite's second read (every other query), or its own first read (the others)",
+                    "",
+                    "kind                      alone: SQLite p50  SQLite p99  PG p50  PG p99  PG/SQLite  paired  again PG p50: after SQLite  after its own",
+                ]
+                for row in alone {
+                    let (sqlite, postgres) = row.postgres.alone
+                    lines.append(.reportLine(row.kind, [
+                        (format(sqlite.median), 19), (format(sqlite.p99), 12), (format(postgres.median), 8), (format(postgres.p99), 8),
+                        (LatencySample.ratio(postgres.median / sqlite.median), 11),
+                        (LatencySample.ratio(postgres.medianRatio(to: sqlite)), 8),
+                        (format(row.postgres.againAfter.sqlite.median), 28), (format(row.postgres.againAfter.own.median), 14),
+                    ]))
+                }
             }
             let overHTTP = rows.filter { !$0.postgres.overHTTP.postgres.milliseconds.isEmpty }
             guard !overHTTP.isEmpty else { return lines }

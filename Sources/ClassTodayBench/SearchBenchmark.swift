@@ -371,6 +371,7 @@ public struct SearchBenchmark: Sendable {
                 fullScan.record(try await fullScanSearch(center: center, radius: radius, keyword: nil))
             }
         }
+        try await postgresSample?.recordAlone(centers.map { Self.nearestFirst(ClassSearch.Circle(center: $0, radius: radius)) })
         return Row(kind: "circle \(Int(radius)) m", indexed: indexed, candidatesPerResult: Double(candidates) / Double(max(results, 1)),
                    fullScan: fullScan, rtree: rtree, postgres: postgresSample, peers: peerSample,
                    walked: (fromPoints, walked, walkedDiffering))
