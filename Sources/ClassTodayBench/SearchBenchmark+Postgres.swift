@@ -184,44 +184,41 @@ extension SearchBenchmark {
                     (LatencySample.ratio(again.postgres.medianRatio(to: again.sqlite)), 8), ("\(row.postgres.disagreements)", 17),
                 ]))
             }
-            let alone = rows.filter { !$0.postgres.alone.postgres.milliseconds.isEmpty }
-            if !alone.isEmpty {
-                lines += [
-                    "",
-                    "alone: each backend asked the row's queries one after another, a block per backend, twice (PostgreSQL's block first, then SQLite's),",
-                    "as a server with one backend answers one search after the next; beside, PostgreSQL's second reads above by what came right",
-                    "before them: SQLite's second read (every other query), or its own first read (the others)",
-                    "",
-                    "kind                      alone: SQLite p50  SQLite p99  PG p50  PG p99  PG/SQLite  paired  again PG p50: after SQLite  after its own",
-                ]
-                for row in alone {
-                    let (sqlite, postgres) = row.postgres.alone
-                    lines.append(.reportLine(row.kind, [
-                        (format(sqlite.median), 19), (format(sqlite.p99), 12), (format(postgres.median), 8), (format(postgres.p99), 8),
-                        (LatencySample.ratio(postgres.median / sqlite.median), 11),
-                        (LatencySample.ratio(postgres.medianRatio(to: sqlite)), 8),
-                        (format(row.postgres.againAfter.sqlite.median), 28), (format(row.postgres.againAfter.own.median), 14),
-                    ]))
-                }
+            lines += pairTable(rows, caption: [
+                "alone: each backend asked the row's queries one after another, a block per backend, twice (PostgreSQL's block first, then SQLite's),",
+                "as a server with one backend answers one search after the next; beside, PostgreSQL's second reads above by what came right",
+                "before them: SQLite's second read (every other query), or its own first read (the others)",
+            ], header: "kind                      alone: SQLite p50  SQLite p99  PG p50  PG p99  PG/SQLite  paired  again PG p50: after SQLite  after its own",
+                widths: [19, 12, 8, 8, 11, 8], samples: \.alone) { postgres in
+                [(format(postgres.againAfter.sqlite.median), 28), (format(postgres.againAfter.own.median), 14)]
             }
-            let overHTTP = rows.filter { !$0.postgres.overHTTP.postgres.milliseconds.isEmpty }
-            guard !overHTTP.isEmpty else { return lines }
-            lines += [
-                "",
+            lines += pairTable(rows, caption: [
                 "over HTTP: each circle asked once more of the server over each backend (two servers built as `serve` builds them, in this process,",
                 "on loopback, async-http-client as the client), in turn first, after the reads above",
-                "",
-                "kind                      SQLite HTTP p50  SQLite HTTP p99  PG HTTP p50  PG HTTP p99  PG/SQLite p50  paired  pages differing",
-            ]
-            for row in overHTTP {
-                let (sqlite, postgres) = row.postgres.overHTTP
-                lines.append(.reportLine(row.kind, [
-                    (format(sqlite.median), 17), (format(sqlite.p99), 17), (format(postgres.median), 13), (format(postgres.p99), 13),
-                    (LatencySample.ratio(postgres.median / sqlite.median), 15),
-                    (LatencySample.ratio(postgres.medianRatio(to: sqlite)), 8), ("\(row.postgres.httpDisagreements)", 17),
-                ]))
+            ], header: "kind                      SQLite HTTP p50  SQLite HTTP p99  PG HTTP p50  PG HTTP p99  PG/SQLite p50  paired  pages differing",
+                widths: [17, 17, 13, 13, 15, 8], samples: \.overHTTP) { postgres in
+                [("\(postgres.httpDisagreements)", 17)]
             }
             return lines
+        }
+
+        /// A table of both backends' `samples` for the rows that have them, under `caption` and `header`; none when no
+        /// row has any. Each line holds SQLite's p50 and p99, PostgreSQL's, the ratio of their medians and the median
+        /// of their ratios query by query, in columns `widths` wide, then the row's `extra` columns.
+        private static func pairTable(
+            _ rows: [(kind: String, sqlite: LatencySample, postgres: PostgresSample)], caption: [String], header: String, widths: [Int],
+            samples: (PostgresSample) -> (sqlite: LatencySample, postgres: LatencySample),
+            then extra: (PostgresSample) -> [(text: String, width: Int)]
+        ) -> [String] {
+            let measured = rows.filter { !samples($0.postgres).postgres.milliseconds.isEmpty }
+            guard !measured.isEmpty else { return [] }
+            return [""] + caption + ["", header] + measured.map { row in
+                let (sqlite, postgres) = samples(row.postgres)
+                let cells = [sqlite.median, sqlite.p99, postgres.median, postgres.p99].map { LatencySample.format($0) } + [
+                    LatencySample.ratio(postgres.median / sqlite.median), LatencySample.ratio(postgres.medianRatio(to: sqlite)),
+                ]
+                return .reportLine(row.kind, zip(cells, widths).map { (text: $0, width: $1) } + extra(row.postgres))
+            }
         }
     }
 }
