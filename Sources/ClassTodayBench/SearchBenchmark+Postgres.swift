@@ -92,7 +92,7 @@ extension SearchBenchmark {
         }
 
         /// Asks each backend the row's `queries` one after another, a block of them per backend, twice: PostgreSQL's
-        /// block first, then SQLite's first. Within a block each read follows the same backend's read of the previous
+        /// block first in the first round, SQLite's in the second. Within a block each read follows the same backend's read of the previous
         /// query, as in a server, which has one backend. In the reads in turn (``record(_:sqlitePage:fullScan:)``) each
         /// read follows the other backend's work in this process, and PostgreSQL's page, which wakes the connection's
         /// event loop and the server's process, pays more for that: in loops over 50 places on a million classes, its
@@ -185,9 +185,9 @@ extension SearchBenchmark {
                 ]))
             }
             lines += pairTable(rows, caption: [
-                "alone: each backend asked the row's queries one after another, a block per backend, twice (PostgreSQL's block first, then SQLite's),",
-                "as a server with one backend answers one search after the next; beside, PostgreSQL's second reads above by what came right",
-                "before them: SQLite's second read (every other query), or its own first read (the others)",
+                "alone: each backend asked the row's queries one after another, a block per backend, twice (PostgreSQL's block first in one round,",
+                "SQLite's in the other), as a server with one backend answers one search after the next; beside, PostgreSQL's second reads above",
+                "by what came right before them: SQLite's second read (every other query), or its own first read (the others)",
             ], header: "kind                      alone: SQLite p50  SQLite p99  PG p50  PG p99  PG/SQLite  paired  again PG p50: after SQLite  after its own",
                 widths: [19, 12, 8, 8, 11, 8], samples: \.alone) { postgres in
                 [(format(postgres.againAfter.sqlite.median), 28), (format(postgres.againAfter.own.median), 14)]
