@@ -96,7 +96,7 @@ extension SearchBenchmark {
         /// query, as in a server, which has one backend. In the reads in turn (``record(_:sqlitePage:fullScan:)``) each
         /// read follows the other backend's work in this process, and PostgreSQL's page, which wakes the connection's
         /// event loop and the server's process, pays more for that: in loops over 50 places on a million classes, its
-        /// page took 0.52-0.55 ms (medians) right after SQLite's page, 0.39-0.47 ms right after its own page or a
+        /// page took 0.52-0.55 ms (medians) right after SQLite's page, 0.38-0.48 ms right after its own page or a
         /// `SELECT 1` on its connection, where SQLite's took 0.30-0.37 ms.
         mutating func recordAlone(_ queries: [ClassSearch]) async throws {
             for postgresFirst in [true, false] {
