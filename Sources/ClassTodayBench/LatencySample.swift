@@ -24,6 +24,13 @@ public struct LatencySample: Sendable {
         return sorted[min(max(rank, 0), sorted.count - 1)]
     }
 
+    /// The runs whose place in recording order (from 0) `isIncluded` accepts.
+    func runs(at isIncluded: (Int) -> Bool) -> LatencySample {
+        var sample = LatencySample()
+        sample.milliseconds = milliseconds.indices.filter(isIncluded).map { milliseconds[$0] }
+        return sample
+    }
+
     /// The arithmetic mean (NaN without runs).
     var mean: Double { milliseconds.isEmpty ? .nan : milliseconds.reduce(0, +) / Double(milliseconds.count) }
     /// The median.

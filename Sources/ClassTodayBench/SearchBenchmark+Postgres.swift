@@ -45,9 +45,6 @@ extension SearchBenchmark {
         private(set) var search = LatencySample()
         /// The second reads through the repository, SQLite's and PostgreSQL's.
         private(set) var again = (sqlite: LatencySample(), postgres: LatencySample())
-        /// PostgreSQL's second reads by what came right before each: SQLite's second read of the query (every other
-        /// query), or PostgreSQL's own first read of it (the others).
-        private(set) var againAfter = (sqlite: LatencySample(), own: LatencySample())
         /// Each backend answering the row's queries one after another (``recordAlone(_:)``), SQLite's and PostgreSQL's.
         private(set) var alone = (sqlite: LatencySample(), postgres: LatencySample())
         /// The same first page with every index scan turned off.
@@ -66,9 +63,7 @@ extension SearchBenchmark {
             search.record(elapsed)
             let sqliteFirst = again.sqlite.milliseconds.count.isMultiple(of: 2)
             if sqliteFirst { again.sqlite.record(try await timedSearch(query, on: sqlite).elapsed) }
-            let postgresAgain = try await timedSearch(query, on: store.database).elapsed
-            again.postgres.record(postgresAgain)
-            if sqliteFirst { againAfter.sqlite.record(postgresAgain) } else { againAfter.own.record(postgresAgain) }
+            again.postgres.record(try await timedSearch(query, on: store.database).elapsed)
             if !sqliteFirst { again.sqlite.record(try await timedSearch(query, on: sqlite).elapsed) }
             if !Self.agree(page, sqlitePage, sort: query.sort) {
                 disagreements += 1
@@ -91,13 +86,19 @@ extension SearchBenchmark {
             }
         }
 
+        /// PostgreSQL's second reads by what came right before each, as ``record(_:sqlitePage:fullScan:)`` alternates
+        /// them: SQLite's second read of the query (the even queries), or PostgreSQL's own first read of it (the odd).
+        var againAfter: (sqlite: LatencySample, own: LatencySample) {
+            (again.postgres.runs { $0.isMultiple(of: 2) }, again.postgres.runs { !$0.isMultiple(of: 2) })
+        }
+
         /// Asks each backend the row's `queries` one after another, a block of them per backend, twice: PostgreSQL's
-        /// block first in the first round, SQLite's in the second. Within a block each read follows the same backend's read of the previous
-        /// query, as in a server, which has one backend. In the reads in turn (``record(_:sqlitePage:fullScan:)``) each
-        /// read follows the other backend's work in this process, and PostgreSQL's page, which wakes the connection's
-        /// event loop and the server's process, pays more for that: in loops over 50 places on a million classes, its
-        /// page took 0.52-0.55 ms (medians) right after SQLite's page, 0.38-0.48 ms right after its own page or a
-        /// `SELECT 1` on its connection, where SQLite's took 0.30-0.37 ms.
+        /// block first in the first round, SQLite's in the second. Within a block each read follows the same backend's
+        /// read of the previous query, as in a server, which has one backend. In the reads in turn
+        /// (``record(_:sqlitePage:fullScan:)``) each read follows the other backend's work in this process, and
+        /// PostgreSQL's page, which wakes the connection's event loop and the server's process, pays more for that: in
+        /// loops over 50 places on a million classes, its page took 0.52-0.55 ms (medians) right after SQLite's page,
+        /// 0.38-0.48 ms right after its own page or a `SELECT 1` on its connection, where SQLite's took 0.30-0.37 ms.
         mutating func recordAlone(_ queries: [ClassSearch]) async throws {
             for postgresFirst in [true, false] {
                 for onPostgres in [postgresFirst, !postgresFirst] {
