@@ -213,6 +213,9 @@ struct PostgresSearchTests {
             #expect(Self.readsNearestFirst(plan) == usesNearestIndex, "\(plan.joined(separator: "\n"))")
             guard usesNearestIndex else { continue }
             #expect(statement.isRepeated)
+            // A page of 20 reads 21 listings with their writers: the page, and one farther that settles it and says
+            // whether a next page follows.
+            #expect(statement.sql.contains("LIMIT 21") && !statement.sql.contains("LIMIT 22"), "\(statement.sql)")
             // The statement is prepared once per connection: the plan kept for any circle reads the index in its order too.
             let generic: [String] = try await store.database.transaction { db in
                 try await db.execute("SET LOCAL enable_seqscan = off")
