@@ -191,7 +191,8 @@ extension SearchBenchmark {
                 "by what came right before them: SQLite's second read (every other query), or its own first read (the others)",
             ], header: "kind                      alone: SQLite p50  SQLite p99  PG p50  PG p99  PG/SQLite  paired  again PG p50: after SQLite  after its own",
                 widths: [19, 12, 8, 8, 11, 8], samples: \.alone) { postgres in
-                [(format(postgres.againAfter.sqlite.median), 28), (format(postgres.againAfter.own.median), 14)]
+                let after = postgres.againAfter
+                return [(format(after.sqlite.median), 28), (format(after.own.median), 14)]
             }
             lines += pairTable(rows, caption: [
                 "over HTTP: each circle asked once more of the server over each backend (two servers built as `serve` builds them, in this process,",

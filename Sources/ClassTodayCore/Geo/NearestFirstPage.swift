@@ -38,6 +38,10 @@ public struct NearestFirstPage<Item, ID: Comparable> {
     @inlinable
     public var count: Int { settled.count + pending.count }
 
+    /// How many items are settled so far.
+    @inlinable
+    public var settledCount: Int { settled.count }
+
     /// How many more items the page needs: no cell needs to give more than this.
     @inlinable
     public var stillWanted: Int { max(0, wanted - settled.count) }

@@ -643,7 +643,7 @@ package struct SQLClassSearch {
             if views.count == limit, let floor = read.last?.distance.map({ $0 - NearestOrder.margin }), floor <= circle.radius {
                 _ = keys.settle(before: floor)
                 // The page is final once its listings are settled and one more listing read lies on it: the next page's.
-                if keys.settledItems.count < page.limit || keys.count <= page.limit {
+                if keys.settledCount < page.limit || keys.count <= page.limit {
                     if reach?.keyword != nil { return nil }
                     limit *= 4
                     continue
