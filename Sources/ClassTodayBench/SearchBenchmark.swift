@@ -250,7 +250,10 @@ public struct SearchBenchmark: Sendable {
         var rows: [Row] = []
         // What was read before any search is timed, and how long it took.
         var readFirst = [try readFileIntoPageCache()]
-        if let postgres { readFirst.append(try await Self.prewarm(postgres, as: "PostgreSQL")) }
+        if let postgres {
+            readFirst.append(try await Self.layOutByLocation(postgres))
+            readFirst.append(try await Self.prewarm(postgres, as: "PostgreSQL"))
+        }
         if let peers { readFirst.append(try await Self.prewarm(peers.postgis.store, as: "PostGIS")) }
         readFirst.append(try await readPoints())
         if options.kinds.contains(.circle) {

@@ -1,7 +1,6 @@
 import ArgumentParser
 import ClassTodayCore
 import ClassTodayServer
-import Logging
 
 /// `classtoday admin grant|revoke EMAIL`: the only way to give or take the operator role (never the API).
 struct AdminCommand: AsyncParsableCommand {
@@ -22,10 +21,7 @@ struct AdminCommand: AsyncParsableCommand {
 
     /// Opens the database, changes the role and reports it; an unknown email fails the command.
     func run() async throws {
-        let configuration = try await options.resolve()
-        var logger = Logger(label: "classtoday.admin")
-        logger.logLevel = configuration.logLevel
-        let environment = try await ServerEnvironment.open(configuration, logger: logger)
+        let (environment, _) = try await options.openEnvironment(logging: "classtoday.admin")
         defer { environment.close() }
         do {
             let userId = try await environment.setOperator(email: email, change == .grant)

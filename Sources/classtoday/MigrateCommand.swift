@@ -9,10 +9,7 @@ struct MigrateCommand: AsyncParsableCommand {
     @OptionGroup var options: ServerOptions
 
     func run() async throws {
-        let configuration = try await options.resolve()
-        var logger = Logger(label: "classtoday.migrate")
-        logger.logLevel = configuration.logLevel
-        _ = try await ServerEnvironment.open(configuration, logger: logger)
+        let (_, logger) = try await options.openEnvironment(logging: "classtoday.migrate")
         logger.info("database is up to date")
     }
 }

@@ -27,10 +27,7 @@ struct SeedCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let configuration = try await options.resolve()
-        var logger = Logger(label: "classtoday.seed")
-        logger.logLevel = configuration.logLevel
-        let environment = try await ServerEnvironment.open(configuration, logger: logger)
+        let (environment, logger) = try await options.openEnvironment(logging: "classtoday.seed")
         let bar = Console.ProgressBar("seeding")
         try await environment.seed(users: users ?? max(1, classes / 20), classes: classes, seed: seed, logger: logger) { done, total in
             bar.update(done, of: total)

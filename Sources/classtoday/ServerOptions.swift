@@ -2,6 +2,7 @@ import ArgumentParser
 import ClassTodayServer
 import Configuration
 import Foundation
+import Logging
 
 /// Options shared by the subcommands that open the database. A flag overrides its `CLASSTODAY_*` variable,
 /// which overrides the config file, which overrides the built-in default.
@@ -31,5 +32,14 @@ struct ServerOptions: ParsableArguments {
         let environment = ProcessInfo.processInfo.environment
         return try await AppConfiguration.resolve(
             flags: flags, environment: environment, configFile: config ?? environment["CLASSTODAY_CONFIG"])
+    }
+
+    /// The database these options name, opened with its pending migrations applied for a command that runs without
+    /// the server, and a logger labelled `label` at the configured level; the caller closes the environment.
+    func openEnvironment(logging label: String) async throws -> (ServerEnvironment, Logger) {
+        let configuration = try await resolve()
+        var logger = Logger(label: label)
+        logger.logLevel = configuration.logLevel
+        return (try await ServerEnvironment.open(configuration, logger: logger), logger)
     }
 }
