@@ -33,16 +33,6 @@ extension SearchBenchmark {
             if try await count(client, logger: logger) != expected {
                 try await load(from: points, source: source, expected: expected, into: client, logger: logger)
             }
-            // Laid out by location, as the bench lays out the server's listings (``layOutByLocation(_:)``) and as PostGIS's
-            // manual advises for a table read by place: the nearest points' rows then share a few pages of the table.
-            let clustered = try await client.query("""
-                SELECT indisclustered FROM pg_index WHERE indexrelid = to_regclass(\(table + "_by_geog"))
-                """, logger: logger).decode(Bool.self).reduce(false) { $0 || $1 }
-            if !clustered {
-                logger.info("clustering PostGIS's points on their GiST index")
-                try await client.query("CLUSTER \(unescaped: table) USING \(unescaped: table)_by_geog", logger: logger)
-                try await client.query("ANALYZE \(unescaped: table)", logger: logger)
-            }
             var versions = ""
             for try await (postgres, postgis) in try await client.query(
                 "SELECT current_setting('server_version'), postgis_lib_version()", logger: logger
