@@ -12,27 +12,30 @@ struct ClusterCommand: AsyncParsableCommand {
     var lockTimeout: Double = 5
     @OptionGroup var options: ServerOptions
 
+    /// What the command says of a database that is not PostgreSQL's.
+    private static let notPostgreSQL = ValidationError(
+        "cluster rewrites the listings of a PostgreSQL database (--database postgres://…), not SQLite's")
+
     func validate() throws {
         guard lockTimeout > 0, lockTimeout <= 3_600 else { throw ValidationError("--lock-timeout must be between 0 and 3600 seconds") }
     }
 
     /// Opens the database, rewrites the listings and reports how their order followed their places before and after.
     func run() async throws {
+        let configuration = try await options.resolve()
         // Checked before opening, which would create a missing SQLite file.
-        guard case .postgres = try await options.resolve().databaseLocation() else {
-            throw ValidationError("cluster rewrites the listings of a PostgreSQL database (--database postgres://…), not SQLite's")
-        }
-        let (environment, _) = try await options.openEnvironment(logging: "classtoday.cluster")
+        guard case .postgres = try configuration.databaseLocation() else { throw Self.notPostgreSQL }
+        let (environment, _) = try await options.openEnvironment(configuration, logging: "classtoday.cluster")
         defer { environment.close() }
-        guard case .postgres(let store) = environment.storage else { return }
+        guard case .postgres(let store) = environment.storage else { throw Self.notPostgreSQL }
         let before = try await store.classesLocationOrder()
         let start = ContinuousClock.now
         // Another transaction holding the table past the timeout fails the command with ClassesTableBusy's message.
-        try await store.clusterClasses(lockTimeout: .milliseconds(Int64(lockTimeout * 1_000)))
-        let took = (ContinuousClock.now - start).components
+        try await store.clusterClasses(lockTimeout: .seconds(lockTimeout))
+        let took = ContinuousClock.now - start
         let after = try await store.classesLocationOrder()
         func order(_ correlation: Double?) -> String { correlation.map { String(format: "%.2f", $0) } ?? "unknown" }
-        Console.line(String(format: "listings rewritten in location order in %.1f s", Double(took.seconds) + Double(took.attoseconds) / 1e18)
+        Console.line(String(format: "listings rewritten in location order in %.1f s", took.seconds)
             + ": their rows followed their geohashes with a correlation of \(order(before)) before, \(order(after)) now")
     }
 }

@@ -35,9 +35,10 @@ struct ServerOptions: ParsableArguments {
     }
 
     /// The database these options name, opened with its pending migrations applied for a command that runs without
-    /// the server, and a logger labelled `label` at the configured level; the caller closes the environment.
-    func openEnvironment(logging label: String) async throws -> (ServerEnvironment, Logger) {
-        let configuration = try await resolve()
+    /// the server, and a logger labelled `label` at the configured level; the caller closes the environment. A command
+    /// that checked the configuration first passes the one it ``resolve(extra:)``d.
+    func openEnvironment(_ resolved: AppConfiguration? = nil, logging label: String) async throws -> (ServerEnvironment, Logger) {
+        let configuration = if let resolved { resolved } else { try await resolve() }
         var logger = Logger(label: label)
         logger.logLevel = configuration.logLevel
         return (try await ServerEnvironment.open(configuration, logger: logger), logger)

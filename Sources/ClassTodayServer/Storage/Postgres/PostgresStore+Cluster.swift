@@ -23,10 +23,10 @@ extension PostgresStore {
     /// 2-core machine. It waits at most `lockTimeout` for transactions already using the table, since statements that
     /// come meanwhile queue behind it, and throws ``ClassesTableBusy`` when that passes.
     public func clusterClasses(lockTimeout: Duration) async throws {
-        let milliseconds = lockTimeout.components.seconds * 1_000 + lockTimeout.components.attoseconds / 1_000_000_000_000_000
+        let milliseconds = max(1, Int((lockTimeout.seconds * 1_000).rounded(.up)))
         do {
             try await database.transaction { db in
-                try await db.execute("SET LOCAL lock_timeout = \(raw: "\(max(1, milliseconds))")")
+                try await db.execute("SET LOCAL lock_timeout = \(raw: "\(milliseconds)")")
                 try await db.execute("CLUSTER classes")
             }
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "55P03" {
