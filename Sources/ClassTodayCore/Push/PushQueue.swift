@@ -35,8 +35,10 @@ public protocol PushQueue: Sendable {
     /// transaction. `online` tells which users have a live connection anywhere. Returns how many queued pushes
     /// were taken.
     func expand(limit: Int, at date: Date, online: @Sendable ([String]) async -> Set<String>) async throws -> Int
-    /// Claims at most `limit` due deliveries for `lease`: nobody else claims them until it ends.
-    func claim(limit: Int, at date: Date, lease: Duration) async throws -> [PushDelivery]
+    /// Claims at most `limit` due deliveries for `lease`: nobody else claims them until it ends. What expansion decided
+    /// is decided again first, for every try: deliveries whose recipient is online now (`online`), muted the room,
+    /// blocks the sender or is blocked, or whose message was removed, are deleted instead of claimed.
+    func claim(limit: Int, at date: Date, lease: Duration, online: @Sendable ([String]) async -> Set<String>) async throws -> [PushDelivery]
     /// Forgets deliveries that were sent, or failed for good.
     func finish(_ ids: [String]) async throws
     /// Makes a delivery due again at `date`.

@@ -5,6 +5,7 @@ import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import Logging
+import Synchronization
 import Testing
 @testable import ClassTodayServer
 
@@ -225,13 +226,66 @@ struct PushDeliveryTests {
                 let queue = environment.pushQueue
                 let now = Date()
                 #expect(try await queue.expand(limit: 10, at: now, online: { _ in [] }) == 1)
-                let first = try await queue.claim(limit: 10, at: now, lease: .seconds(60))
+                let first = try await queue.claim(limit: 10, at: now, lease: .seconds(60), online: { _ in [] })
                 #expect(first.count == 1 && first.first?.attempts == 1)
                 // The node "dies" here: nothing finishes the delivery.
-                #expect(try await queue.claim(limit: 10, at: now.addingTimeInterval(30), lease: .seconds(60)).isEmpty)
-                let second = try await queue.claim(limit: 10, at: now.addingTimeInterval(61), lease: .seconds(60))
+                #expect(try await queue.claim(limit: 10, at: now.addingTimeInterval(30), lease: .seconds(60), online: { _ in [] }).isEmpty)
+                let second = try await queue.claim(limit: 10, at: now.addingTimeInterval(61), lease: .seconds(60), online: { _ in [] })
                 #expect(second.map(\.id) == first.map(\.id) && second.first?.attempts == 2)
                 #expect(second.first?.content.body == "살아남는 메시지")
+            }
+        }
+    }
+
+    /// What the recipient does while the first try of a push waits for its retry.
+    enum Withdrawal: String, CaseIterable, Sendable {
+        case block, mute
+    }
+
+    @Test("a block or a mute made while a push waits for its retry stops it: the retry decides again", arguments: Withdrawal.allCases)
+    func withdrawnBeforeRetry(_ withdrawal: Withdrawal) async throws {
+        try await PushFakes.run { fakes in
+            try await fakes.withApp { environment, client in
+                let (seller, buyer, roomId) = try await client.sellerBuyerRoom()
+                try await client.registerDevice(apnsToken(), as: buyer.token)
+                fakes.apns.plan([.tooManyRequests(retryAfter: 2)])
+                try await client.say("차단 직전에 보낸 메시지", in: roomId, as: seller.token)
+                #expect(await eventually { fakes.apns.requests == 1 })
+                switch withdrawal {
+                case .block:
+                    #expect(try await client.send(.put, "/v1/users/\(seller.id)/block", token: buyer.token).status.code < 300)
+                case .mute:
+                    #expect(try await client.send(.put, "/v1/chat/rooms/\(roomId)/mute", json: ["muted": true], token: buyer.token).status == .ok)
+                }
+                // The retry is due two seconds after the 429: the delivery is withdrawn then, not sent.
+                #expect(try await eventually { try await environment.pendingPushes() == 0 })
+                try await Task.sleep(for: .milliseconds(300))
+                #expect(fakes.apns.requests == 1)
+                #expect(fakes.apns.received.isEmpty)
+            }
+        }
+    }
+
+    @Test("each accepted push is deleted as its own send answers, not after the batch's slowest request")
+    func deletedAsAccepted() async throws {
+        try await PushFakes.run { fakes in
+            try await fakes.withApp(configure: { $0.push.deliveryEnabled = false }) { environment, client in
+                let (seller, buyer, roomId) = try await client.sellerBuyerRoom()
+                try await client.registerDevice(apnsToken(), as: buyer.token)
+                try await client.registerDevice("fcm:slow-device_1", platform: "android", as: buyer.token)
+                try await client.say("빠른 기기와 느린 기기", in: roomId, as: seller.token)
+                let slow = HeldSender()
+                let service = PushDeliveryService(
+                    queue: environment.pushQueue, senders: [.ios: HeldSender(released: true), .android: slow], client: nil,
+                    settings: environment.configuration.push, online: { _ in [] }, metrics: environment.metrics,
+                    logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+                let draining = Task { await service.drain() }
+                #expect(await eventually { slow.waiting })
+                #expect(try await eventually { try await environment.pendingPushes() == 1 },
+                        "the accepted iOS push is gone while the Android one is still being sent")
+                slow.release()
+                await draining.value
+                #expect(try await environment.pendingPushes() == 0)
             }
         }
     }
@@ -278,5 +332,33 @@ struct TwoNodePushTests {
                 }
             }
         }
+    }
+}
+
+/// A sender that accepts every push once released: until then its sends wait.
+final class HeldSender: PushSender {
+    private let gate = Mutex<(released: Bool, waiting: Bool)>((false, false))
+
+    /// A sender released from the start (`released`) or held until ``release()``.
+    init(released: Bool = false) {
+        gate.withLock { $0.released = released }
+    }
+
+    /// Whether a send is waiting for the release.
+    var waiting: Bool { gate.withLock { $0.waiting } }
+
+    /// Lets every send through.
+    func release() {
+        gate.withLock { $0.released = true }
+    }
+
+    func send(_ content: PushContent, to token: String) async -> PushOutcome {
+        while !gate.withLock({ state in
+            state.waiting = !state.released
+            return state.released
+        }) {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return .sent
     }
 }

@@ -13,8 +13,9 @@ import ServiceLifecycle
 ///
 /// A node that dies between claiming and finishing leaves its claims to expire; another node (or this one, restarted)
 /// sends them then. A push is lost only if its cause's transaction is; it is sent twice only when a node dies after
-/// the service accepted it and before the delivery was deleted (a few milliseconds), and then the collapse id makes
-/// the device show it once.
+/// the service accepted it and before that delivery was deleted (the few milliseconds of one write: each delivery is
+/// deleted as its own send is accepted), and then the collapse id makes the device show it once. Before every try, the
+/// first and each retry, the decision to send is made again (``PushQueue/claim(limit:at:lease:online:)``).
 public final class PushDeliveryService: Service, Sendable {
     /// The most outbox rows expanded, and deliveries claimed, at once.
     static let batchSize = 256
@@ -100,8 +101,8 @@ public final class PushDeliveryService: Service, Sendable {
         while true {
             do {
                 let expanded = try await queue.expand(limit: Self.batchSize, at: Date(), online: online)
-                let claimed = try await queue.claim(limit: Self.batchSize, at: Date(), lease: settings.lease)
-                if !claimed.isEmpty { try await deliver(claimed) }
+                let claimed = try await queue.claim(limit: Self.batchSize, at: Date(), lease: settings.lease, online: online)
+                if !claimed.isEmpty { await deliver(claimed) }
                 if expanded < Self.batchSize && claimed.count < Self.batchSize { return }
             } catch is CancellationError {
                 return
@@ -112,39 +113,47 @@ public final class PushDeliveryService: Service, Sendable {
         }
     }
 
-    /// Sends `claimed` at once and records each outcome.
-    private func deliver(_ claimed: [PushDelivery]) async throws {
-        let outcomes = await withTaskGroup(of: (PushDelivery, PushOutcome).self) { group in
+    /// Sends `claimed` at once, recording each outcome as soon as its own send answers: an accepted push is deleted
+    /// then, not after the batch's slowest request, so that a node dying meanwhile sends again only what was not
+    /// accepted yet. A delivery whose outcome cannot be recorded is left to its lease, to be tried again.
+    private func deliver(_ claimed: [PushDelivery]) async {
+        await withTaskGroup(of: Void.self) { group in
             for delivery in claimed {
-                group.addTask { [senders] in
-                    guard let sender = senders[delivery.platform] else { return (delivery, .failed(reason: "platform not configured")) }
-                    return (delivery, await sender.send(delivery.content, to: delivery.deviceToken))
+                group.addTask { [self] in
+                    let outcome = if let sender = senders[delivery.platform] {
+                        await sender.send(delivery.content, to: delivery.deviceToken)
+                    } else {
+                        PushOutcome.failed(reason: "platform not configured")
+                    }
+                    do {
+                        try await record(outcome, of: delivery)
+                    } catch {
+                        logger.error("recording a push outcome failed", metadata: ["error": "\(String(reflecting: error))"])
+                    }
                 }
             }
-            var outcomes: [(PushDelivery, PushOutcome)] = []
-            for await outcome in group { outcomes.append(outcome) }
-            return outcomes
         }
-        var finished: [String] = []
-        for (delivery, outcome) in outcomes {
-            let platform = delivery.platform.rawValue
-            switch outcome {
-            case .sent:
-                finished.append(delivery.id)
-                metrics.sent(platform)
-            case .unregistered:
-                try await queue.prune(deviceToken: delivery.deviceToken)
-                metrics.pruned(platform)
-            case .retry(let retryAfter) where delivery.attempts < settings.maximumAttempts:
-                let delay = settings.backoff.delay(afterAttempt: delivery.attempts, retryAfter: retryAfter)
-                try await queue.retry(delivery.id, at: Date().addingTimeInterval(delay))
-            case .retry, .failed:
-                finished.append(delivery.id)
-                metrics.failed(platform)
-                logger.warning("push given up", metadata: ["platform": "\(platform)", "attempts": "\(delivery.attempts)"])
-            }
+    }
+
+    /// Stores what became of one delivery: deleted when sent or given up, its device pruned when unregistered, due
+    /// again after the backoff when it may be retried.
+    private func record(_ outcome: PushOutcome, of delivery: PushDelivery) async throws {
+        let platform = delivery.platform.rawValue
+        switch outcome {
+        case .sent:
+            try await queue.finish([delivery.id])
+            metrics.sent(platform)
+        case .unregistered:
+            try await queue.prune(deviceToken: delivery.deviceToken)
+            metrics.pruned(platform)
+        case .retry(let retryAfter) where delivery.attempts < settings.maximumAttempts:
+            let delay = settings.backoff.delay(afterAttempt: delivery.attempts, retryAfter: retryAfter)
+            try await queue.retry(delivery.id, at: Date().addingTimeInterval(delay))
+        case .retry, .failed:
+            try await queue.finish([delivery.id])
+            metrics.failed(platform)
+            logger.warning("push given up", metadata: ["platform": "\(platform)", "attempts": "\(delivery.attempts)"])
         }
-        try await queue.finish(finished)
     }
 }
 

@@ -25,14 +25,19 @@ public struct SQLPushQueue: PushQueue {
                 for device in context.devices[push.userId] ?? [] {
                     rows.append([Identifier.make(at: date).sqlValue, device.token.sqlValue, push.userId.sqlValue,
                                  device.platform.rawValue.sqlValue, json.sqlValue, push.queuedAt.sqlValue,
-                                 date.millisecondsSince1970.sqlValue])
+                                 date.millisecondsSince1970.sqlValue, push.kind.rawValue.sqlValue, push.roomId.sqlValue,
+                                 push.senderId.sqlValue, push.messageId.sqlValue, push.classId.sqlValue])
                 }
             }
             if !rows.isEmpty {
+                let types: [SQLDialect.ColumnType] = [.text, .text, .text, .text, .text, .integer, .integer, .text, .text, .text, .text, .text]
                 var insert: SQLStatement = """
-                    WITH d(id, device_token, user_id, platform, content, queued_at, available_at) AS (\(db.dialect.rows(rows, types: [.text, .text, .text, .text, .text, .integer, .integer])))
-                    INSERT INTO push_deliveries (id, device_token, user_id, platform, content, queued_at, attempts, available_at)
-                    SELECT id, device_token, user_id, platform, content, queued_at, 0, available_at FROM d
+                    WITH d(id, device_token, user_id, platform, content, queued_at, available_at, kind, room_id, sender_id, message_id, class_id)
+                        AS (\(db.dialect.rows(rows, types: types)))
+                    INSERT INTO push_deliveries (id, device_token, user_id, platform, content, queued_at, attempts, available_at,
+                        kind, room_id, sender_id, message_id, class_id)
+                    SELECT id, device_token, user_id, platform, content, queued_at, 0, available_at, kind, room_id, sender_id, message_id, class_id
+                    FROM d
                     """
                 insert.isCached = false
                 try await db.execute(insert)
@@ -42,13 +47,18 @@ public struct SQLPushQueue: PushQueue {
         }
     }
 
-    public func claim(limit: Int, at date: Date, lease: Duration) async throws -> [PushDelivery] {
+    public func claim(
+        limit: Int, at date: Date, lease: Duration, online: @Sendable ([String]) async -> Set<String>
+    ) async throws -> [PushDelivery] {
         try await database.transaction { db in
             let now = date.millisecondsSince1970
-            let rows = try await db.rows("""
-                SELECT id, device_token, platform, content, queued_at, attempts FROM push_deliveries
+            var rows = try await db.rows("""
+                SELECT id, device_token, user_id, platform, content, queued_at, attempts, kind, room_id, sender_id, message_id, class_id
+                FROM push_deliveries
                 WHERE available_at <= \(now) ORDER BY available_at, id LIMIT \(limit) \(raw: db.dialect.lockSkippingLocked)
                 """)
+            guard !rows.isEmpty else { return [] }
+            rows = try await Self.withdrawingUnwanted(rows, online: online, db)
             guard !rows.isEmpty else { return [] }
             let deliveries = try rows.compactMap { row -> PushDelivery? in
                 let content: String = try row["content"]
@@ -71,6 +81,22 @@ public struct SQLPushQueue: PushQueue {
         }
     }
 
+    /// `rows` (due deliveries) less those that may no longer go, which are deleted: what was decided when they were
+    /// expanded is decided again now, for each try (the recipient came online, muted the room, blocked the sender or
+    /// was blocked, or the message was removed). Rows without a cause (expanded before causes were kept) stay.
+    private static func withdrawingUnwanted(
+        _ rows: [SQLRow], online: @Sendable ([String]) async -> Set<String>, _ db: any SQLExecutor
+    ) async throws -> [SQLRow] {
+        let causes = try rows.filter { try $0["kind"] as String? != nil }.map(QueuedPush.init(row:))
+        guard !causes.isEmpty else { return rows }
+        let context = try await PushContext.read(for: causes, online: online, db)
+        let withdrawn = causes.filter { context.content(for: $0) == nil }.map(\.id)
+        guard !withdrawn.isEmpty else { return rows }
+        try await db.execute("DELETE FROM push_deliveries WHERE id IN \(db.dialect.list(withdrawn))")
+        let gone = Set(withdrawn)
+        return try rows.filter { !gone.contains(try $0["id"]) }
+    }
+
     public func finish(_ ids: [String]) async throws {
         guard !ids.isEmpty else { return }
         try await database.execute("DELETE FROM push_deliveries WHERE id IN \(database.dialect.list(ids))")
@@ -88,9 +114,9 @@ public struct SQLPushQueue: PushQueue {
     }
 }
 
-/// A row of `push_outbox`: one push waiting for one recipient.
+/// A row of `push_outbox`: one push waiting for one recipient; or the cause kept with a row of `push_deliveries`.
 struct QueuedPush: Sendable {
-    /// The row's id (the chat message's or the notification's id).
+    /// The row's id (the chat message's or the notification's id; the delivery's).
     let id: String
     /// The recipient.
     let userId: String
@@ -107,7 +133,7 @@ struct QueuedPush: Sendable {
     /// When the cause was stored, in milliseconds.
     let queuedAt: Int64
 
-    /// Decodes a `push_outbox` row.
+    /// Decodes a `push_outbox` row, or a `push_deliveries` row that kept its cause.
     init(row: SQLRow) throws {
         id = try row["id"]
         userId = try row["user_id"]
