@@ -6,8 +6,9 @@ public protocol ClassRepository: Sendable {
     /// (``AlertRepository/fanOut(limit:at:)``); throws a validation error on `imageIds` when an image is missing
     /// or not the writer's. Returns the listing as its writer sees it.
     func create(_ listing: ClassListing) async throws -> ClassView
-    /// The listing as `viewerId` sees it; nil when it does not exist or was deleted.
-    func view(id: String, viewerId: String?) async throws -> ClassView?
+    /// The listing as `viewerId` sees it; nil when it does not exist or was deleted, or when it is hidden (or its
+    /// writer suspended) and the viewer is neither its writer nor, with `includingHidden`, an operator.
+    func view(id: String, viewerId: String?, includingHidden: Bool) async throws -> ClassView?
     /// Reads, changes and stores a listing in one transaction; a listing that becomes open again is queued for
     /// alert fan-out in the same transaction. Throws ``DomainError/notFound(_:)`` when missing and
     /// ``DomainError/forbidden(_:)`` when `userId` is not its writer.
@@ -27,4 +28,12 @@ public protocol ClassRepository: Sendable {
     /// ``SearchTokenizer/indexVersion``, and records the version once none are left. Returns how many it re-indexed:
     /// 0 when the index is up to date.
     func upgradeKeywordIndex(batchSize: Int) async throws -> Int
+}
+
+extension ClassRepository {
+    /// The listing as `viewerId`, who is not an operator, sees it; nil when it does not exist, was deleted or is
+    /// hidden from them.
+    public func view(id: String, viewerId: String?) async throws -> ClassView? {
+        try await view(id: id, viewerId: viewerId, includingHidden: false)
+    }
 }

@@ -56,6 +56,10 @@ struct ModerationTests {
             let own = try await client.send(.get, "/v1/classes/\(reported)", token: writer.token)
             #expect(own.status == .ok)
             #expect(try own.jsonObject()["hidden"] as? Bool == true)
+            let asOperator = try await client.send(.get, "/v1/classes/\(reported)", token: ops.token)
+            #expect(asOperator.status == .ok, "operators see a hidden class, marked hidden")
+            #expect(try asOperator.jsonObject()["hidden"] as? Bool == true)
+            #expect(try asOperator.jsonObject()["isFavorite"] as? Bool == false)
             #expect(try Self.ids(try await client.send(.get, "/v1/me/classes", token: writer.token)).contains(reported))
             #expect(try await !Self.ids(client.send(.get, "/v1/users/\(writer.id)/classes")).contains(reported))
             #expect(try await client.send(.post, "/v1/reports", json: [

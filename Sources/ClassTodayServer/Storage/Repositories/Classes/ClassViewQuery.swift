@@ -53,9 +53,10 @@ package enum ClassViewQuery {
         return try await db.rows(statement).map(ClassView.init(row:))
     }
 
-    /// The listing `id` as `viewerId` sees it; nil when it does not exist or was deleted.
-    static func view(id: String, viewerId: String?, _ db: any SQLExecutor) async throws -> ClassView? {
-        try await db.row(select(viewerId: viewerId, db.dialect, where: "c.id = \(id)")).map(ClassView.init(row:))
+    /// The listing `id` as `viewerId` sees it; nil when it does not exist or was deleted, or, when `moderated`, is
+    /// hidden from the viewer.
+    static func view(id: String, viewerId: String?, moderated: Bool = true, _ db: any SQLExecutor) async throws -> ClassView? {
+        try await db.row(select(viewerId: viewerId, db.dialect, where: "c.id = \(id)", moderated: moderated)).map(ClassView.init(row:))
     }
 
     /// A page from rows fetched with `limit + 1`: the extra row only says that there is a next page.

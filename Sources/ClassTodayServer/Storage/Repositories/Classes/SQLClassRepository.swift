@@ -51,8 +51,8 @@ public struct SQLClassRepository: ClassRepository {
         try await KeywordVocabulary.record(tokens, db)
     }
 
-    public func view(id: String, viewerId: String?) async throws -> ClassView? {
-        try await ClassViewQuery.view(id: id, viewerId: viewerId, database)
+    public func view(id: String, viewerId: String?, includingHidden: Bool) async throws -> ClassView? {
+        try await ClassViewQuery.view(id: id, viewerId: viewerId, moderated: !includingHidden, database)
     }
 
     public func update(id: String, by userId: String, _ change: @Sendable (inout ClassListing) throws -> Void) async throws -> ClassView {
