@@ -18,7 +18,7 @@ public struct SQLIdentityRepository: IdentityRepository {
         do {
             try await database.transaction { db in
                 try await SQLUserRepository.insert(user, passwordHash: SQLUserRepository.noPassword,
-                                                   emailKey: "identity:\(identity.provider.rawValue):\(identity.subject)", db)
+                                                   emailKey: SQLUserRepository.providerAccountKey(user.id), db)
                 try await Self.insert(identity, userId: user.id, at: date, db)
             }
             return (user, true)

@@ -26,6 +26,13 @@ public struct SQLUserRepository: UserRepository {
     /// empty, and password login skips such rows.
     static let noPassword = ""
 
+    /// The unique `email_normalized` of an account a sign-in provider created: no email address has this form, so it
+    /// never takes an address from a signup, and it belongs to the account, not to the identity that created it (which
+    /// may be unlinked, and then sign in again as a new account).
+    static func providerAccountKey(_ userId: String) -> String {
+        "account:" + userId
+    }
+
     /// Inserts a user's row (on its own, or inside the caller's transaction). `emailKey`, the unique
     /// `email_normalized`, defaults to the normalized email.
     package static func insert(
