@@ -16,10 +16,11 @@ struct SignInTests {
 
     /// Claims a provider would put in a fresh token for `sub`.
     static func claims(_ sub: String = "sub-\(UUID().uuidString)", issuer: String = appleIssuer, audience: String = clientId,
-                       expiresIn: Int = 600, issuedAgo: Int = 5, nonce: String? = nil, email: String? = nil, name: String? = nil) -> TestClaims {
+                       expiresIn: Int = 600, issuedAgo: Int = 5, validIn: Int? = nil, nonce: String? = nil, email: String? = nil,
+                       name: String? = nil) -> TestClaims {
         let now = Int(Date().timeIntervalSince1970)
-        return TestClaims(iss: issuer, sub: sub, aud: audience, exp: now + expiresIn, iat: now - issuedAgo, nonce: nonce,
-                          email: email, email_verified: email == nil ? nil : "true", name: name)
+        return TestClaims(iss: issuer, sub: sub, aud: audience, exp: now + expiresIn, iat: now - issuedAgo, nbf: validIn.map { now + $0 },
+                          nonce: nonce, email: email, email_verified: email == nil ? nil : "true", name: name)
     }
 
     /// Runs `body` with a stand-in publishing `keys` and a server whose Apple, Google and Naver sign-ins point at it
@@ -153,6 +154,8 @@ struct SignInTests {
         Rejection(check: "audience", claims: claims(audience: "someone-elses-app")),
         Rejection(check: "expired", claims: claims(expiresIn: -120)),
         Rejection(check: "issued-at", claims: claims(issuedAgo: -3600)),
+        Rejection(check: "not-before", claims: claims(validIn: 3600)),
+        Rejection(check: "not-before", claims: claims(issuedAgo: 0, validIn: 600)),
         Rejection(check: "nonce", claims: claims(nonce: "expected-nonce"), nonce: "another-nonce"),
         Rejection(check: "nonce", claims: claims(), nonce: "nonce-the-token-lacks"),
         Rejection(check: "subject", claims: claims("")),
@@ -175,6 +178,69 @@ struct SignInTests {
             #expect(detail.contains("failed the \(case_.check) check"), "\(detail)")
             let text = String(buffer: response.body)
             #expect(!text.contains(token) && !text.contains(token.split(separator: ".")[1]))
+        }
+    }
+
+    @Test("a token valid from now or a moment ago (nbf, within the clock skew) is accepted")
+    func notBeforeWithinSkew() async throws {
+        let key = try await TestSigningKey.es256(kid: "apple-1")
+        try await Self.withProviders([key]) { client, _ in
+            for validIn in [-60, 0, 5] {
+                let response = try await client.send(.post, "/v1/auth/apple", json: ["idToken": try await key.sign(Self.claims(validIn: validIn))])
+                #expect(response.status == .ok, "nbf \(validIn) s from now")
+            }
+        }
+    }
+
+    @Test("after a key-set outage sign-in works again within seconds, and Retry-After says when the next fetch is due")
+    func keySetOutage() async throws {
+        let key = try await TestSigningKey.es256(kid: "apple-1")
+        try await Self.withProviders([key], keyRefetch: .seconds(60)) { client, provider in
+            provider.setKeySetDown(true)
+            let down = try await client.send(.post, "/v1/auth/apple", json: ["idToken": try await key.sign(Self.claims())])
+            #expect(down.status == .serviceUnavailable)
+            let retryAfter = try #require(Int(down.headers[.retryAfter] ?? ""))
+            #expect(retryAfter == 1, "the first retry is due a second later, not at the minute's refetch")
+            let waiting = try await client.send(.post, "/v1/auth/apple", json: ["idToken": try await key.sign(Self.claims())])
+            #expect(waiting.status == .serviceUnavailable)
+            #expect(Int(waiting.headers[.retryAfter] ?? "") == 1)
+            #expect(provider.jwksFetches == 1, "no fetch before the retry is due")
+
+            try await Task.sleep(for: .milliseconds(1100))
+            let stillDown = try await client.send(.post, "/v1/auth/apple", json: ["idToken": try await key.sign(Self.claims())])
+            #expect(stillDown.status == .serviceUnavailable)
+            #expect(Int(stillDown.headers[.retryAfter] ?? "") == 2, "the delay doubles while the outage lasts")
+            #expect(provider.jwksFetches == 2)
+
+            provider.setKeySetDown(false)
+            try await Task.sleep(for: .milliseconds(2100))
+            let back = try await client.send(.post, "/v1/auth/apple", json: ["idToken": try await key.sign(Self.claims())])
+            #expect(back.status == .ok, "the provider is back: sign-in works, seconds after, not a minute")
+            #expect(provider.jwksFetches == 3)
+        }
+    }
+
+    @Test("an identity unlinked from the account it created signs in again as a new account, not a 409")
+    func unlinkedCreatorSignsInAnew() async throws {
+        let key = try await TestSigningKey.rs256(kid: "google-1")
+        try await Self.withProviders([key]) { client, provider in
+            let googleToken = { try await key.sign(Self.claims("g-creator", issuer: Self.googleIssuer)) }
+            let created = try await client.send(.post, "/v1/auth/google", json: ["idToken": try await googleToken()]).jsonObject()
+            let token = try #require(created["token"] as? String)
+            let firstId = try #require((created["user"] as? [String: Any])?["id"] as? String)
+            provider.acceptNaverToken("naver-link", profile: ["id": "n-creator"])
+            #expect(try await client.send(.post, "/v1/me/identities/naver", json: ["accessToken": "naver-link"], token: token).status == .created)
+            #expect(try await client.send(.delete, "/v1/me/identities/google", token: token).status == .noContent)
+
+            for attempt in 0..<2 {
+                let again = try await client.send(.post, "/v1/auth/google", json: ["idToken": try await googleToken()])
+                #expect(again.status == .ok, "attempt \(attempt)")
+                let json = try again.jsonObject()
+                #expect(json["created"] as? Bool == (attempt == 0))
+                #expect((json["user"] as? [String: Any])?["id"] as? String != firstId)
+            }
+            let naver = try await client.send(.post, "/v1/auth/naver", json: ["accessToken": "naver-link"]).jsonObject()
+            #expect((naver["user"] as? [String: Any])?["id"] as? String == firstId, "the first account keeps its Naver sign-in")
         }
     }
 
@@ -313,8 +379,8 @@ struct SignInTests {
             let refreshToken = try #require(signIn["refreshToken"] as? String)
             let id = try #require((signIn["user"] as? [String: Any])?["id"] as? String)
 
-            let deleted = try await client.send(.delete, "/v1/me", json: [:], token: token)
-            #expect(deleted.status == .noContent, "a session started a moment ago proves who the caller is")
+            let deleted = try await client.send(.delete, "/v1/me", token: token)
+            #expect(deleted.status == .noContent, "no body: a session started a moment ago proves who the caller is")
             #expect(try await client.send(.get, "/v1/me", token: token).status == .unauthorized)
             #expect(try await client.send(.post, "/v1/auth/refresh", json: ["refreshToken": refreshToken]).status == .unauthorized)
 

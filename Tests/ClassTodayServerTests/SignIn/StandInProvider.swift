@@ -51,6 +51,7 @@ struct TestClaims: JWTPayload {
     var aud: String
     var exp: Int
     var iat: Int
+    var nbf: Int?
     var nonce: String?
     var email: String?
     var email_verified: String?
@@ -65,6 +66,7 @@ final class StandInProvider: Sendable {
     private struct State {
         var keys: [TestSigningKey] = []
         var jwksFetches = 0
+        var jwksDown = false
         var naverProfiles: [String: [String: String]] = [:]
     }
 
@@ -73,6 +75,11 @@ final class StandInProvider: Sendable {
     /// Publishes exactly `keys` from now on (a rotation replaces them).
     func publish(_ keys: [TestSigningKey]) {
         state.withLock { $0.keys = keys }
+    }
+
+    /// Makes the key set answer 503 (an outage) until called again with false.
+    func setKeySetDown(_ down: Bool) {
+        state.withLock { $0.jwksDown = down }
     }
 
     /// How many times the key set was fetched.
@@ -89,8 +96,9 @@ final class StandInProvider: Sendable {
         router.get("jwks") { _, _ -> Response in
             let keys = self.state.withLock { state in
                 state.jwksFetches += 1
-                return state.keys.map(\.jwk)
+                return state.jwksDown ? nil : state.keys.map(\.jwk)
             }
+            guard let keys else { return Self.json(["error": "unavailable"], status: .serviceUnavailable) }
             return Self.json(["keys": keys])
         }
         router.get("naver/me") { request, _ -> Response in

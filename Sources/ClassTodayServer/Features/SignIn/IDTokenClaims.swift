@@ -15,6 +15,8 @@ struct IDTokenClaims: JWTPayload {
     var expires: Double?
     /// `iat`, seconds since 1970.
     var issuedAt: Double?
+    /// `nbf`, seconds since 1970: the token must not be accepted before it (RFC 7519 4.1.5).
+    var notBefore: Double?
     /// `nonce`.
     var nonce: String?
     /// `email`.
@@ -25,7 +27,7 @@ struct IDTokenClaims: JWTPayload {
     var name: String?
 
     private enum CodingKeys: String, CodingKey {
-        case issuer = "iss", subject = "sub", audience = "aud", expires = "exp", issuedAt = "iat", nonce, email
+        case issuer = "iss", subject = "sub", audience = "aud", expires = "exp", issuedAt = "iat", notBefore = "nbf", nonce, email
         case emailVerified = "email_verified", name, nickname
     }
 
@@ -40,6 +42,8 @@ struct IDTokenClaims: JWTPayload {
         }
         expires = try? container.decodeIfPresent(Double.self, forKey: .expires)
         issuedAt = try? container.decodeIfPresent(Double.self, forKey: .issuedAt)
+        // An `nbf` that is not a number cannot be honoured: it reads as never valid, not as absent.
+        notBefore = container.contains(.notBefore) ? (try? container.decode(Double.self, forKey: .notBefore)) ?? .infinity : nil
         nonce = try? container.decodeIfPresent(String.self, forKey: .nonce)
         email = try? container.decodeIfPresent(String.self, forKey: .email)
         if let flag = try? container.decode(Bool.self, forKey: .emailVerified) {
@@ -57,6 +61,7 @@ struct IDTokenClaims: JWTPayload {
         try container.encode(audience, forKey: .audience)
         try container.encodeIfPresent(expires, forKey: .expires)
         try container.encodeIfPresent(issuedAt, forKey: .issuedAt)
+        try container.encodeIfPresent(notBefore, forKey: .notBefore)
         try container.encodeIfPresent(nonce, forKey: .nonce)
         try container.encodeIfPresent(email, forKey: .email)
         try container.encodeIfPresent(emailVerified, forKey: .emailVerified)

@@ -4,7 +4,7 @@ import Foundation
 import JWTKit
 
 /// Checks an OpenID Connect ID token of one provider: its signature against the provider's key set (RS256 or ES256,
-/// the key named by `kid`), then `iss`, `aud`, `exp` and `iat` (within the clock skew) and `nonce` when the client
+/// the key named by `kid`), then `iss`, `aud`, `exp`, `iat` and `nbf` (within the clock skew) and `nonce` when the client
 /// sent one. A token failing a check is a 401 naming the check; the token itself is never echoed.
 struct OpenIDTokenVerifier: Sendable {
     /// The provider.
@@ -31,6 +31,8 @@ struct OpenIDTokenVerifier: Sendable {
         case expired
         /// `iat` is present and not in the future (within the clock skew).
         case issuedAt = "issued-at"
+        /// `nbf`, when present, is not in the future (within the clock skew).
+        case notBefore = "not-before"
         /// `nonce` is the one the client sent (or its SHA-256).
         case nonce
         /// `sub` names the user.
@@ -79,6 +81,9 @@ struct OpenIDTokenVerifier: Sendable {
         guard let expires = claims.expires, now <= expires + skew else { throw Self.rejection(.expired, "it has expired") }
         guard let issuedAt = claims.issuedAt, issuedAt <= now + skew else {
             throw Self.rejection(.issuedAt, "it has no issue time or one in the future")
+        }
+        if let notBefore = claims.notBefore, notBefore > now + skew {
+            throw Self.rejection(.notBefore, "it is not valid yet (nbf)")
         }
         if let nonce {
             let hashed = SHA256.hash(data: Data(nonce.utf8)).hexString
