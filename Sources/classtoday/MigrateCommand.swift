@@ -9,7 +9,8 @@ struct MigrateCommand: AsyncParsableCommand {
     @OptionGroup var options: ServerOptions
 
     func run() async throws {
-        let (_, logger) = try await options.openEnvironment(logging: "classtoday.migrate")
+        let (environment, logger) = try await options.openEnvironment(logging: "classtoday.migrate")
+        environment.close()
         logger.info("database is up to date")
     }
 }

@@ -28,6 +28,7 @@ struct SeedCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (environment, logger) = try await options.openEnvironment(logging: "classtoday.seed")
+        defer { environment.close() }
         let bar = Console.ProgressBar("seeding")
         try await environment.seed(users: users ?? max(1, classes / 20), classes: classes, seed: seed, logger: logger) { done, total in
             bar.update(done, of: total)

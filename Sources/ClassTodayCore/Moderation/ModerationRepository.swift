@@ -27,10 +27,14 @@ public struct SessionOwner: Sendable, Hashable {
     public let suspension: Suspension?
     /// When the session started (the user signed in).
     public let signedInAt: Date
+    /// The sign-in the token belongs to: its refresh-token family, which refreshing keeps (the token's own hash for a
+    /// session without one). Signing out ends every token, device and chat connection of it.
+    public let sessionId: String
 
     /// Creates an owner.
-    public init(userId: String, isOperator: Bool = false, suspension: Suspension? = nil, signedInAt: Date) {
+    public init(userId: String, isOperator: Bool = false, suspension: Suspension? = nil, signedInAt: Date, sessionId: String) {
         (self.userId, self.isOperator, self.suspension, self.signedInAt) = (userId, isOperator, suspension, signedInAt)
+        self.sessionId = sessionId
     }
 }
 

@@ -117,8 +117,8 @@ public struct SessionGrant: Sendable, Hashable {
 public enum RefreshOutcome: Sendable, Hashable {
     /// The refresh token was used up and the grant recorded for this user.
     case rotated(userId: String)
-    /// The refresh token had been used before: its whole family is revoked.
-    case reused
+    /// The refresh token had been used before: its whole family, the sign-in `sessionId` of `userId`, is revoked.
+    case reused(userId: String, sessionId: String)
     /// No unexpired refresh token has this hash.
     case invalid
 }

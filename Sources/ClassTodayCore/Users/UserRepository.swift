@@ -57,8 +57,8 @@ public protocol SessionRepository: Sendable {
     /// The owner of the unexpired, unrevoked session with this token hash: the user, their role and any suspension
     /// in force at `now`.
     func owner(tokenHash: String, now: Date) async throws -> SessionOwner?
-    /// Revokes the session with this token hash and the refresh tokens of its family (nothing happens for an
-    /// unknown hash).
+    /// Revokes the session with this token hash and its whole family: every bearer token refreshing issued in it, its
+    /// refresh tokens and the push devices it registered (nothing happens for an unknown hash).
     func revoke(tokenHash: String) async throws
     /// Deletes sessions and refresh tokens that expired before `date`, and the push devices of sessions left with neither;
     /// returns how many sessions and refresh tokens went.

@@ -101,11 +101,11 @@ public struct ServerEnvironment: Sendable {
             pushCredentials: pushCredentials)
     }
 
-    /// What must run beside the server for this storage: SQLite's first read of the listings' points, or the
-    /// PostgreSQL pool (closed last) and chat bus listener.
+    /// What must run beside the server for this storage: the SQLite pool (closed last, its log emptied and removed)
+    /// and the first read of the listings' points, or the PostgreSQL pool (closed last) and chat bus listener.
     func storageServices(logger: Logger) -> [any Service] {
         switch storage {
-        case .sqlite(let store): [ClassPointWarmUp(store: store, logger: logger)]
+        case .sqlite(let store): [SQLiteClosing(store: store, logger: logger), ClassPointWarmUp(store: store, logger: logger)]
         case .postgres(let store): [store] + ((chatBus as? PostgresChatBus).map { [$0] } ?? [])
         }
     }
@@ -119,7 +119,10 @@ public struct ServerEnvironment: Sendable {
 
     /// Closes the database connections of a command that opened the environment without running the server.
     public func close() {
-        if case .postgres(let store) = storage { store.close() }
+        switch storage {
+        case .sqlite(let store): store.close(logger: Logger(label: "classtoday.sqlite"))
+        case .postgres(let store): store.close()
+        }
     }
 
     /// One run of the background clean-up: expired sessions and refresh tokens, then images nothing references any more.
@@ -198,13 +201,13 @@ func buildRouter(_ environment: ServerEnvironment, hub: ChatHub, fanOut: AlertFa
 
     let api = router.group("v1")
     let issuer = SessionIssuer(
-        sessions: environment.sessions, accessLifetime: configuration.tokenLifetime, refreshLifetime: configuration.refreshTokenLifetime)
+        sessions: environment.sessions, hub: hub, accessLifetime: configuration.tokenLifetime, refreshLifetime: configuration.refreshTokenLifetime)
     AccountsController(
-        users: environment.users, sessions: environment.sessions, imageRecords: environment.imageRecords,
+        users: environment.users, imageRecords: environment.imageRecords,
         hasher: PasswordHasher(cost: configuration.bcryptCost), issuer: issuer,
         bannedWords: environment.bannedWords, termsVersion: configuration.termsVersion,
         eraser: AccountEraser(users: environment.users, matches: environment.matches, imageRecords: environment.imageRecords,
-                              hub: hub, fanOut: fanOut)
+                              database: environment.storage.database, hub: hub, fanOut: fanOut)
     ).addRoutes(to: api)
     SignInController(
         providers: IdentityProviders(configuration.signIn, client: .shared, logger: logger), identities: environment.identities,

@@ -18,6 +18,15 @@ public struct APIJSONDecoder: RequestDecoder {
     public init() {}
 
     public func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
+        guard let value = try await decodeIfPresent(type, from: request, context: context) else {
+            throw DomainError.badRequest("this route needs a JSON body with Content-Type: application/json")
+        }
+        return value
+    }
+
+    /// Decodes the body of a route whose body is optional: nil for a request with neither a body nor a
+    /// `Content-Type`, otherwise the same rules as ``decode(_:from:context:)``.
+    public func decodeIfPresent<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T? {
         let contentType = request.headers[.contentType]
         if let contentType, !JSONMediaType.accepts(contentType) {
             throw DomainError.unsupportedMediaType("this route reads application/json (UTF-8) bodies")
@@ -27,7 +36,7 @@ public struct APIJSONDecoder: RequestDecoder {
             if buffer.readableBytes > 0 {
                 throw DomainError.unsupportedMediaType("a JSON body needs Content-Type: application/json")
             }
-            throw DomainError.badRequest("this route needs a JSON body with Content-Type: application/json")
+            return nil
         }
         return try Self.decode(type, from: Array(buffer.readableBytesView))
     }

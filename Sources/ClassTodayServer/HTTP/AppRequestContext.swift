@@ -58,6 +58,8 @@ public struct Caller: Sendable, Hashable {
     public let userId: String
     /// SHA-256 of the token the request carried, used to revoke it on logout.
     public let tokenHash: String
+    /// The sign-in the token belongs to (``SessionOwner/sessionId``): what logout ends.
+    public let sessionId: String
     /// Whether the caller holds the operator role (granted by `classtoday admin grant` only).
     public var isOperator = false
     /// When the caller's session started (they signed in).

@@ -75,6 +75,24 @@ struct RefreshTokenTests {
         }
     }
 
+    @Test("logout ends the whole sign-in: bearer tokens refreshing replaced stop too, other sign-ins go on")
+    func logoutEndsTheFamily() async throws {
+        try await TestServer.withRouter { client in
+            let first = try await Self.signUp(client)
+            let rotated = try await Self.refresh(client, first.refreshToken).jsonObject()
+            let token = try #require(rotated["token"] as? String)
+            let refreshToken = try #require(rotated["refreshToken"] as? String)
+            let email = try #require(try await client.send(.get, "/v1/me", token: token).jsonObject()["email"] as? String)
+            let otherDevice = try await client.send(.post, "/v1/auth/login", json: ["email": email, "password": "correct horse"]).jsonObject()
+
+            #expect(try await client.send(.post, "/v1/auth/logout", token: token).status == .noContent)
+            #expect(try await client.send(.get, "/v1/me", token: token).status == .unauthorized)
+            #expect(try await client.send(.get, "/v1/me", token: first.token).status == .unauthorized, "the family's older bearer token")
+            #expect(try await Self.refresh(client, refreshToken).status == .unauthorized)
+            #expect(try await client.send(.get, "/v1/me", token: try #require(otherDevice["token"] as? String)).status == .ok)
+        }
+    }
+
     @Test("expired refresh tokens do not work and are cleaned up")
     func expiry() async throws {
         try await TestServer.withEnvironment(.router, configure: { $0.refreshTokenLifetime = .seconds(1) }) { environment, client in

@@ -53,7 +53,8 @@ struct ChatBusPayloadTests {
             .presence(userId: "u", online: true, recipients: ["v", "w"]),
             .notification(userId: "u", json: #"{"kind":"alert"}"#),
             .removed(roomId: "r", messageId: "m", seq: 7, recipients: ["u", "v"]),
-            .closed(userId: "u", reason: "account suspended"),
+            .closed(userId: "u", sessionId: nil, reason: "account suspended"),
+            .closed(userId: "u", sessionId: "family", reason: "signed out"),
         ]
         for event in events {
             let json = PostgresChatBus.WireEvent(event).json

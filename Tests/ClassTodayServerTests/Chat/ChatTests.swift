@@ -5,6 +5,8 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import NIOWebSocket
+import WSCore
 import Testing
 @testable import ClassTodayServer
 
@@ -437,6 +439,44 @@ struct ChatTests {
                 #expect(!exchange.text.lowercased().contains("upgrade: websocket"), "no upgrade for \(path)")
                 #expect(exchange.sawEndOfStream, "\(path)")
             }
+        }
+    }
+
+    @Test("ending a sign-in closes its sockets (1008, with the reason): by logout, by a reused refresh token; other sign-ins stay")
+    func socketsEndWithTheirSession() async throws {
+        try await Self.withScene { scene in
+            let email = "sockets-\(UUID().uuidString.prefix(8))@example.com"
+            _ = try await scene.client.signup(email: email, password: "correct horse", nickname: "접속자")
+            func login() async throws -> (token: String, refreshToken: String) {
+                let json = try await scene.client.send(.post, "/v1/auth/login", json: ["email": email, "password": "correct horse"]).jsonObject()
+                return (try #require(json["token"] as? String), try #require(json["refreshToken"] as? String))
+            }
+            let phone = try await login()
+            let tablet = try await login()
+            let laptop = try await login()
+            // The phone's bearer token is refreshed: its socket, opened with the older token, still belongs to the sign-in.
+            let phoneSocket = try await TestSocket.connect(port: scene.port, token: phone.token)
+            let refreshed = try await scene.client.send(.post, "/v1/auth/refresh", json: ["refreshToken": phone.refreshToken]).jsonObject()
+            let phoneToken = try #require(refreshed["token"] as? String)
+            let tabletSocket = try await TestSocket.connect(port: scene.port, token: tablet.token, inQuery: true)
+            let laptopSocket = try await TestSocket.connect(port: scene.port, token: laptop.token)
+
+            #expect(try await scene.client.send(.post, "/v1/auth/logout", token: phoneToken).status == .noContent)
+            #expect(await phoneSocket.closedByServer())
+            let closed = try #require(await phoneSocket.closeFrame)
+            #expect(closed.closeCode == .policyViolation)
+            #expect(closed.reason == "signed out")
+
+            // A refresh token presented twice revokes the tablet's sign-in, and its socket with it.
+            #expect(try await scene.client.send(.post, "/v1/auth/refresh", json: ["refreshToken": tablet.refreshToken]).status == .ok)
+            #expect(try await scene.client.send(.post, "/v1/auth/refresh", json: ["refreshToken": tablet.refreshToken]).status == .unauthorized)
+            #expect(await tabletSocket.closedByServer())
+            #expect(await tabletSocket.closeFrame?.closeCode == .policyViolation)
+
+            // The laptop's sign-in is another one: its socket stays and still hears pings.
+            laptopSocket.send(["type": "ping"])
+            _ = try await laptopSocket.next(type: "pong")
+            await laptopSocket.close()
         }
     }
 }

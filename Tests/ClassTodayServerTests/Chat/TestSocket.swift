@@ -10,9 +10,13 @@ final class TestSocket: Sendable {
     private actor Inbox {
         var frames: [String] = []
         var closed = false
+        var closeFrame: WebSocketCloseFrame?
 
         func append(_ frame: String) { frames.append(frame) }
-        func close() { closed = true }
+        func close(_ frame: WebSocketCloseFrame? = nil) {
+            closed = true
+            closeFrame = closeFrame ?? frame
+        }
         func take() -> String? { frames.isEmpty ? nil : frames.removeFirst() }
         func take(type: String) -> String? {
             guard let index = frames.firstIndex(where: { $0.contains("\"type\":\"\(type)\"") }) else { return nil }
@@ -31,7 +35,7 @@ final class TestSocket: Sendable {
         let inbox = self.inbox
         task = Task {
             defer { Task { await inbox.close() } }
-            _ = try await WebSocketClient.connect(
+            let closeFrame = try await WebSocketClient.connect(
                 url: url, configuration: .init(maxFrameSize: 1 << 20, additionalHeaders: headers), logger: Logger(label: "test-socket")
             ) { inbound, outbound, _ in
                 try await withThrowingTaskGroup(of: Void.self) { group in
@@ -47,6 +51,7 @@ final class TestSocket: Sendable {
                     group.cancelAll()
                 }
             }
+            await inbox.close(closeFrame)
         }
     }
 
@@ -113,6 +118,11 @@ final class TestSocket: Sendable {
             try? await Task.sleep(for: .milliseconds(10))
         }
         return false
+    }
+
+    /// The code and reason of the close frame the server sent, once the connection has closed.
+    var closeFrame: WebSocketCloseFrame? {
+        get async { await inbox.closeFrame }
     }
 
     /// Closes the connection from the client side.

@@ -3,6 +3,7 @@ import ClassTodayTestSupport
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import Logging
 import Testing
 @testable import ClassTodayServer
 
@@ -163,5 +164,50 @@ struct AccountDeletionTests {
             #expect(error["message"] as? String == "the other member deleted their account")
             await seller.close()
         }
+    }
+
+    @Test("an empty DELETE /v1/me (no body, no Content-Type) is a deletion without a password, not a 400")
+    func withoutBody() async throws {
+        try await TestServer.withRouter { client in
+            let user = try await client.signup(password: "correct horse")
+            let bare = try await client.send(.delete, "/v1/me", token: user.token)
+            #expect(bare.status == .unprocessableContent, "a password account still proves its password")
+            #expect(try bare.problemFields() == ["password"])
+            #expect(try await client.send(.get, "/v1/me", token: user.token).status == .ok)
+        }
+    }
+
+    @Test("no file of the data folder keeps the erased account: the WAL is emptied at once and removed at a clean stop, after a socket too")
+    func dataFolderBytes() async throws {
+        let configuration = try TestServer.configuration(sqliteOnly: true)
+        defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
+        let folder = URL(fileURLWithPath: configuration.dataDirectory)
+        let needles = [Self.email.lowercased(), Self.nickname, Self.address, "떠나는사람의자기소개문장", "비밀회사이름"]
+        /// The files of the data folder whose bytes hold one of the needles, each named with what it holds.
+        @Sendable func leaks() throws -> [String] {
+            let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
+            return try files.filter { !$0.hasDirectoryPath }.flatMap { file in
+                let bytes = try Data(contentsOf: file)
+                return needles.filter { bytes.range(of: Data($0.utf8)) != nil }.map { "\(file.lastPathComponent): \($0)" }
+            }
+        }
+        let app = try await buildApplication(configuration, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        try await app.runTest(.live) { client in
+            let leaving = try await client.signup(email: Self.email, password: "correct horse", nickname: Self.nickname)
+            let profile = ["description": "떠나는사람의자기소개문장", "company": "비밀회사이름"]
+            #expect(try await client.send(.patch, "/v1/me", json: profile, token: leaving.token).status == .ok)
+            let location: [String: Any] = ["lat": Self.lat, "lon": Self.lon, "detailLocation": Self.address]
+            #expect(try await client.send(.put, "/v1/me/location", json: location, token: leaving.token).status == .ok)
+            _ = try await client.createClass(token: leaving.token, ["type": "buy", "name": "수학 과외", "description": Self.address])
+            let socket = try await TestSocket.connect(port: try #require(client.port), token: leaving.token)
+            #expect(try leaks().count >= needles.count, "the scan finds what is there before the deletion")
+
+            #expect(try await client.send(.delete, "/v1/me", json: ["password": "correct horse"], token: leaving.token).status == .noContent)
+            #expect(await socket.closedByServer())
+            #expect(try leaks() == [], "right after the deletion, with the server running")
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("classtoday.sqlite-wal").path),
+                "a clean stop checkpoints and removes the WAL, a socket served or not")
+        #expect(try leaks() == [])
     }
 }

@@ -7,12 +7,14 @@ struct AccountEraser {
     let users: any UserRepository
     let matches: any MatchRepository
     let imageRecords: any ImageRecordRepository
+    /// The database, whose log files must not keep what the deletion overwrote.
+    let database: any SQLDatabase
     let hub: ChatHub
     let fanOut: AlertFanOut
 
     /// Cancels the user's open matches (each with its system message; an accepted one gives its seat back), deletes
-    /// the account in one transaction, collects the images nothing shows any more, and closes the user's chat
-    /// connections on every node.
+    /// the account in one transaction, collects the images nothing shows any more, closes the user's chat connections
+    /// on every node, and purges the database's log of what was deleted (SQLite's WAL checkpointed and truncated).
     func erase(userId: String, logger: Logger) async throws {
         let now = Date()
         var cancelled = 0
@@ -27,6 +29,12 @@ struct AccountEraser {
         try await users.delete(id: userId, at: now)
         let collected = try await imageRecords.collectGarbage(uploadedBefore: .distantFuture, by: userId)
         await hub.close(userId: userId, reason: "account deleted")
+        do {
+            try await database.purgeDeletedData()
+        } catch {
+            // Deleted all the same: the log is emptied at the next purge or at a clean stop.
+            logger.warning("purging the database's log after an account deletion failed", metadata: ["error": "\(String(reflecting: error))"])
+        }
         logger.info("account deleted", metadata: [
             "user_id": "\(userId)", "matches_cancelled": "\(cancelled)", "images_collected": "\(collected.records)",
         ])

@@ -7,7 +7,6 @@ import Hummingbird
 /// Signup, login, logout, token refresh, the caller's own profile and public profiles.
 struct AccountsController {
     let users: any UserRepository
-    let sessions: any SessionRepository
     let imageRecords: any ImageRecordRepository
     let hasher: PasswordHasher
     /// Hands out and renews bearer and refresh tokens.
@@ -89,8 +88,7 @@ struct AccountsController {
     }
 
     @Sendable func logout(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let caller = try context.requireCaller()
-        try await sessions.revoke(tokenHash: caller.tokenHash)
+        try await issuer.end(try context.requireCaller())
         return Response(status: .noContent)
     }
 
@@ -136,7 +134,9 @@ struct AccountsController {
     /// Deletes the caller's account once they proved again who they are (``AccountDeletion/checkReauthentication(passwordMatches:hasPassword:sessionStart:now:)``).
     @Sendable func deleteMe(_ request: Request, context: AppRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
-        let body = try await request.decode(as: AccountDeletionRequest.self, context: context)
+        // The body is optional: an account a provider created has no password to send.
+        let body = try await context.requestDecoder.decodeIfPresent(AccountDeletionRequest.self, from: request, context: context)
+            ?? AccountDeletionRequest(password: nil)
         guard let user = try await users.user(id: caller.userId) else { throw DomainError.unauthorized("the account no longer exists") }
         // An account a provider created may carry the email of another account, one with a password: only the
         // caller's own credentials count.

@@ -1,11 +1,14 @@
 import ClassTodayCore
 import Foundation
 
-/// Hands out the tokens of a sign-in (signup, login, a provider) and renews them: a bearer token that expires after
-/// the access lifetime, and a refresh token that rotates on each use (a used one presented again revokes its family).
+/// Hands out the tokens of a sign-in (signup, login, a provider), renews them and ends them: a bearer token that
+/// expires after the access lifetime, and a refresh token that rotates on each use (a used one presented again revokes
+/// its family). A sign-in that ends, by logout or a reused refresh token, closes its chat connections on every node.
 struct SessionIssuer: Sendable {
     /// Where sessions and refresh tokens are stored.
     let sessions: any SessionRepository
+    /// Closes the chat connections of a sign-in that ended.
+    let hub: ChatHub
     /// How long a bearer token works.
     let accessLifetime: Duration
     /// How long a refresh token works.
@@ -34,9 +37,18 @@ struct SessionIssuer: Sendable {
         let (tokens, grant) = makeTokens()
         switch try await sessions.refresh(tokenHash: BearerToken.hash(refreshToken), with: grant) {
         case .rotated(let userId): return (userId, tokens)
-        case .reused: throw DomainError.unauthorized("the refresh token was used before; every token of its sign-in is revoked")
+        case .reused(let userId, let sessionId):
+            await hub.close(userId: userId, sessionId: sessionId, reason: "the sign-in was revoked")
+            throw DomainError.unauthorized("the refresh token was used before; every token of its sign-in is revoked")
         case .invalid: throw DomainError.unauthorized("the refresh token is invalid or expired")
         }
+    }
+
+    /// Ends the caller's sign-in: every bearer and refresh token of it, the push devices it registered and its chat
+    /// connections on every node.
+    func end(_ caller: Caller) async throws {
+        try await sessions.revoke(tokenHash: caller.tokenHash)
+        await hub.close(userId: caller.userId, sessionId: caller.sessionId, reason: "signed out")
     }
 
     private func makeTokens() -> (Tokens, SessionGrant) {

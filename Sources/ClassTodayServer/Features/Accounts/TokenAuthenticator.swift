@@ -21,7 +21,8 @@ struct TokenAuthenticator: RouterMiddleware {
         var context = context
         if let owner = try await sessions.owner(tokenHash: tokenHash, now: Date()) {
             if let suspension = owner.suspension { throw DomainError.unauthorized(suspension.message) }
-            context.caller = Caller(userId: owner.userId, tokenHash: tokenHash, isOperator: owner.isOperator, signedInAt: owner.signedInAt)
+            context.caller = Caller(userId: owner.userId, tokenHash: tokenHash, sessionId: owner.sessionId, isOperator: owner.isOperator,
+                                    signedInAt: owner.signedInAt)
             context.logger[metadataKey: "user_id"] = .string(owner.userId)
         }
         return try await next(request, context)

@@ -16,8 +16,9 @@ public enum ChatEvent: Sendable, Hashable {
     case notification(userId: String, json: String)
     /// An operator removed the message `messageId` (`seq` in `roomId`): it now reads as removed.
     case removed(roomId: String, messageId: String, seq: Int, recipients: [String])
-    /// `userId`'s connections must close: the account was suspended or deleted (`reason` says which).
-    case closed(userId: String, reason: String)
+    /// `userId`'s connections must close, all of them (`sessionId` nil: the account was suspended or deleted) or those
+    /// opened with a token of the sign-in `sessionId` (it was signed out or revoked); `reason` says why.
+    case closed(userId: String, sessionId: String?, reason: String)
 
     /// The users whose connections receive the event.
     public var recipients: [String] {
@@ -25,7 +26,7 @@ public enum ChatEvent: Sendable, Hashable {
         case .message(_, let recipients), .read(_, _, _, let recipients), .typing(_, _, let recipients),
              .presence(_, _, let recipients), .removed(_, _, _, let recipients):
             recipients
-        case .notification(let userId, _), .closed(let userId, _):
+        case .notification(let userId, _), .closed(let userId, _, _):
             [userId]
         }
     }

@@ -25,7 +25,7 @@ struct ChatController {
         group.post("chat/rooms/{id}/read", use: markRead)
         group.ws("chat/ws", shouldUpgrade: authenticateUpgrade) { inbound, outbound, context in
             guard let caller = context.requestContext.caller else { return }
-            let session = ChatSession(userId: caller.userId, hub: hub, chats: chats, logger: logger)
+            let session = ChatSession(userId: caller.userId, sessionId: caller.sessionId, hub: hub, chats: chats, logger: logger)
             try await session.serve(inbound: inbound, outbound: outbound)
         }
     }

@@ -92,10 +92,10 @@ public final class ChatHub: Service, Sendable {
         await bus.publish(.removed(roomId: removal.roomId, messageId: removal.messageId, seq: removal.seq, recipients: removal.memberIds))
     }
 
-    /// Closes every connection of `userId` on every node (its account was suspended or deleted), with `reason` in
-    /// the close frame.
-    public func close(userId: String, reason: String) async {
-        await bus.publish(.closed(userId: userId, reason: reason))
+    /// Closes every connection of `userId` on every node (its account was suspended or deleted), or with `sessionId`
+    /// only those opened with a token of that sign-in (it ended), with `reason` in the close frame (code 1008).
+    public func close(userId: String, sessionId: String? = nil, reason: String) async {
+        await bus.publish(.closed(userId: userId, sessionId: sessionId, reason: reason))
     }
 
     // MARK: Connections

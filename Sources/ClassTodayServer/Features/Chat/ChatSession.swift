@@ -28,6 +28,8 @@ final class ChatSession: Sendable {
     let id = UUID()
     /// The signed-in user.
     let userId: String
+    /// The sign-in whose token opened the connection (``Caller/sessionId``): the connection ends with it.
+    let sessionId: String
     private let hub: ChatHub
     /// Rooms and stored messages, read for membership checks and replays; sends go through ``hub``.
     private let chats: any ChatRepository
@@ -43,8 +45,9 @@ final class ChatSession: Sendable {
     /// The largest client frame, in bytes.
     static let maximumFrameSize = 16 * 1024
 
-    init(userId: String, hub: ChatHub, chats: any ChatRepository, logger: Logger) {
+    init(userId: String, sessionId: String, hub: ChatHub, chats: any ChatRepository, logger: Logger) {
         self.userId = userId
+        self.sessionId = sessionId
         self.hub = hub
         self.chats = chats
         self.logger = logger
@@ -247,7 +250,9 @@ final class ChatSession: Sendable {
                 try await outbound.write(.text(ServerFrame.notification(json: json)))
             case .chat(.removed(let roomId, let messageId, let seq, _)):
                 try await outbound.write(.text(ServerFrame.removed(roomId: roomId, messageId: messageId, seq: seq)))
-            case .chat(.closed(_, let reason)):
+            case .chat(.closed(_, let sessionId, _)) where sessionId != nil && sessionId != self.sessionId:
+                continue
+            case .chat(.closed(_, _, let reason)):
                 logger.info("closing a chat connection", metadata: ["user_id": "\(userId)", "reason": "\(reason)"])
                 try? await outbound.close(.policyViolation, reason: reason)
                 return

@@ -273,10 +273,10 @@ public final class PostgresChatBus: ChatBus, Service {
         case presence(userId: String, online: Bool, recipients: [String])
         case notification(userId: String, json: String)
         case removed(roomId: String, messageId: String, seq: Int, recipients: [String])
-        case closed(userId: String, reason: String)
+        case closed(userId: String, sessionId: String?, reason: String)
 
         private enum CodingKeys: String, CodingKey {
-            case type, message, messageId, roomId, userId, seq, online, json, reason, recipients
+            case type, message, messageId, roomId, userId, sessionId, seq, online, json, reason, recipients
         }
 
         /// The event's JSON text.
@@ -312,9 +312,10 @@ public final class PostgresChatBus: ChatBus, Service {
                 object.add("roomId", roomId)
                 object.add("messageId", messageId)
                 object.add("seq", seq)
-            case .closed(let userId, let reason):
+            case .closed(let userId, let sessionId, let reason):
                 object.add("type", "closed")
                 object.add("userId", userId)
+                if let sessionId { object.add("sessionId", sessionId) }
                 object.add("reason", reason)
             }
             if let recipients { object.add("recipients", recipients) }
@@ -357,7 +358,9 @@ public final class PostgresChatBus: ChatBus, Service {
                 self = .removed(roomId: try object.decode(String.self, forKey: .roomId), messageId: try object.decode(String.self, forKey: .messageId),
                                 seq: try object.decode(Int.self, forKey: .seq), recipients: try object.decode([String].self, forKey: .recipients))
             case "closed":
-                self = .closed(userId: try object.decode(String.self, forKey: .userId), reason: try object.decode(String.self, forKey: .reason))
+                self = .closed(userId: try object.decode(String.self, forKey: .userId),
+                               sessionId: try object.decodeIfPresent(String.self, forKey: .sessionId),
+                               reason: try object.decode(String.self, forKey: .reason))
             default:
                 throw DecodingError.dataCorruptedError(forKey: .type, in: object, debugDescription: "unknown chat event type")
             }
@@ -372,7 +375,7 @@ public final class PostgresChatBus: ChatBus, Service {
             case .notification(let userId, let json): self = .notification(userId: userId, json: json)
             case .removed(let roomId, let messageId, let seq, let recipients):
                 self = .removed(roomId: roomId, messageId: messageId, seq: seq, recipients: recipients)
-            case .closed(let userId, let reason): self = .closed(userId: userId, reason: reason)
+            case .closed(let userId, let sessionId, let reason): self = .closed(userId: userId, sessionId: sessionId, reason: reason)
             }
         }
 
@@ -387,7 +390,7 @@ public final class PostgresChatBus: ChatBus, Service {
             case .notification(let userId, let json): .notification(userId: userId, json: json)
             case .removed(let roomId, let messageId, let seq, let recipients):
                 .removed(roomId: roomId, messageId: messageId, seq: seq, recipients: recipients)
-            case .closed(let userId, let reason): .closed(userId: userId, reason: reason)
+            case .closed(let userId, let sessionId, let reason): .closed(userId: userId, sessionId: sessionId, reason: reason)
             }
         }
     }

@@ -54,6 +54,9 @@ public struct PostgresDatabase: SQLDatabase {
         try await transaction(begin: "BEGIN", body)
     }
 
+    /// Nothing: the server's write-ahead log and data files are its own, recycled as it checkpoints.
+    public func purgeDeletedData() async throws {}
+
     /// Runs `body` in a transaction begun with `begin` on one pooled connection, committing when it returns and
     /// rolling back when it throws. The body runs on the connection's event loop (``EventLoopExecutor``), where its
     /// statements' results arrive: a search's dozen statements then wait for no thread hop each.

@@ -29,7 +29,7 @@ public struct SQLSessionRepository: SessionRepository {
                 try await Self.removeDevices(ofSession: family, db)
                 try await db.execute("DELETE FROM sessions WHERE family_id = \(family)")
                 try await db.execute("DELETE FROM refresh_tokens WHERE family_id = \(family)")
-                return .reused
+                return .reused(userId: try row["user_id"], sessionId: family)
             }
             let userId: String = try row["user_id"]
             try await db.execute("""
@@ -55,13 +55,14 @@ public struct SQLSessionRepository: SessionRepository {
 
     public func owner(tokenHash: String, now: Date) async throws -> SessionOwner? {
         try await database.row("""
-            SELECT s.user_id, COALESCE(s.signed_in_at, s.created_at) AS signed_in_at, u.is_operator, u.suspended_at, u.suspended_until
+            SELECT s.user_id, COALESCE(s.signed_in_at, s.created_at) AS signed_in_at, COALESCE(s.family_id, s.token_hash) AS session_id,
+                u.is_operator, u.suspended_at, u.suspended_until
             FROM sessions s JOIN users u ON u.id = s.user_id
             WHERE s.token_hash = \(tokenHash) AND s.expires_at > \(now.millisecondsSince1970)
             """).map { row in
             SessionOwner(userId: try row["user_id"], isOperator: try row["is_operator"],
                          suspension: Suspension.active(since: try row.optionalDate("suspended_at"), until: try row.optionalDate("suspended_until"), at: now),
-                         signedInAt: try row.date("signed_in_at"))
+                         signedInAt: try row.date("signed_in_at"), sessionId: try row["session_id"])
         }
     }
 
@@ -69,7 +70,9 @@ public struct SQLSessionRepository: SessionRepository {
         try await database.transaction { db in
             let family = try await db.row("SELECT family_id FROM sessions WHERE token_hash = \(tokenHash)").flatMap { try $0["family_id"] as String? }
             if let family {
+                // Every bearer token of the sign-in goes, the ones refreshing replaced too, with its refresh tokens.
                 try await db.execute("DELETE FROM refresh_tokens WHERE family_id = \(family)")
+                try await db.execute("DELETE FROM sessions WHERE family_id = \(family)")
             }
             // Signing out of a session removes the push devices it registered.
             try await Self.removeDevices(ofSession: family ?? tokenHash, db)

@@ -28,6 +28,9 @@ public protocol SQLDatabase: SQLExecutor {
     /// rethrown as is). Rows read with ``SQLDialect/lockForUpdate`` stay locked until the end on PostgreSQL;
     /// SQLite's single writer needs no row locks.
     func transaction<Result: Sendable>(_ body: (any SQLExecutor) async throws -> Result) async throws -> Result
+    /// Removes the traces that committed deletions leave in files this node keeps (an erased account): SQLite empties
+    /// its write-ahead log into the database file. PostgreSQL's log and files are the server's, recycled by it: nothing.
+    func purgeDeletedData() async throws
 }
 
 extension SQLExecutor {

@@ -36,6 +36,19 @@ public struct SQLiteDatabase: SQLDatabase {
         try await pool.write { db in try Self.execute(statement, db) }
     }
 
+    /// Checkpoints the write-ahead log into the database file and truncates it to nothing (`wal_checkpoint(TRUNCATE)`,
+    /// which waits up to the busy timeout for readers of older snapshots): the pages of what was deleted, still whole
+    /// in the log, are gone from it, and `secure_delete` has zeroed them in the database file.
+    public func purgeDeletedData() async throws {
+        try await pool.writeWithoutTransaction(Self.truncateLog)
+    }
+
+    /// Checkpoints the whole log into the database file and truncates it, on the writer `db`.
+    static func truncateLog(_ db: Database) throws {
+        let (logged, checkpointed) = try db.checkpoint(.truncate)
+        guard logged <= 0 || logged == checkpointed else { throw SQLiteCheckpointIncomplete(logged: logged, checkpointed: checkpointed) }
+    }
+
     /// Lends a reader to `body` through GRDB's `asyncRead`, whose callback runs on the reader's thread inside its
     /// read transaction: two dispatches there, and nothing to await afterwards, where GRDB's `async` read awaited the
     /// pool and the reader in turn (two hops there and two back, besides a child task to serve the lease from). A
@@ -226,4 +239,14 @@ extension SQLValue {
         case .text(let value): value.databaseValue
         }
     }
+}
+
+/// A checkpoint that could not copy the whole write-ahead log (readers held older snapshots past the busy timeout).
+struct SQLiteCheckpointIncomplete: Error, CustomStringConvertible {
+    /// Frames in the log.
+    let logged: Int
+    /// Frames copied into the database file.
+    let checkpointed: Int
+
+    var description: String { "the checkpoint copied \(checkpointed) of the log's \(logged) frames" }
 }

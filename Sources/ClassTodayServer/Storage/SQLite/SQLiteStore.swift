@@ -60,6 +60,9 @@ public struct SQLiteStore: Sendable {
         configuration.maximumReaderCount = 8
         configuration.prepareDatabase { db in
             SQLiteFunctions.register(in: db)
+            // Deleted content is overwritten with zeros in the pages that held it, whatever the system library's
+            // build chose (`SQLITE_SECURE_DELETE`): an erased account leaves no text in the database file.
+            try db.execute(sql: "PRAGMA secure_delete = ON")
             try db.execute(sql: "PRAGMA mmap_size = \(memoryMapSize)")
             try db.execute(sql: "PRAGMA cache_size = -\(pageCacheKiB)")
         }
@@ -108,6 +111,24 @@ public struct SQLiteStore: Sendable {
             logger.info("applied migration", metadata: ["version": "\(migration.version)", "name": "\(migration.name)"])
         }
         return pending
+    }
+
+    /// Closes the pool at the end of a run: the write-ahead log is checkpointed into the database file and removed,
+    /// so that nothing deleted lingers in it. Failures are logged; the database stays consistent either way.
+    ///
+    /// GRDB closes the writer before its readers, which are read-only, and a read-only connection cannot checkpoint:
+    /// the log is emptied first (as ``SQLiteDatabase/purgeDeletedData()`` does), and the last connection to close is one opened
+    /// for that alone, which removes the log as SQLite's last connection does.
+    public func close(logger: Logger) {
+        do {
+            try writer.writeWithoutTransaction(SQLiteDatabase.truncateLog)
+            try writer.close()
+            let last = try DatabaseQueue(path: writer.path)
+            _ = try last.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_schema") }
+            try last.close()
+        } catch {
+            logger.warning("the SQLite database did not close cleanly", metadata: ["error": "\(String(reflecting: error))"])
+        }
     }
 
     /// Whether the database answers a trivial query.
