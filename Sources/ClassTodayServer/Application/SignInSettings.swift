@@ -50,6 +50,9 @@ public struct SignInSettings: Sendable, Equatable {
     public var requestTimeout: Duration = .seconds(5)
     /// How long at least between two fetches of a provider's keys when a token names a key the server does not know.
     public var keyRefetchInterval: Duration = .seconds(60)
+    /// How long after a failed fetch of a provider's keys the next may be made; doubled for each failure in a row, up
+    /// to ``keyRefetchInterval``.
+    public var keyRetryDelay: Duration = .seconds(1)
 
     /// Every provider off, with the real providers' endpoints.
     public init() {}
@@ -66,7 +69,7 @@ public struct SignInSettings: Sendable, Equatable {
 
     /// Reads `signIn.*` from `reader`: `signIn.<provider>.clientIds`, `.issuers` (comma-separated in the environment),
     /// `.jwksUrl` for apple, kakao and google; `signIn.naver.enabled` and `.profileUrl`; `signIn.clockSkewSeconds`,
-    /// `signIn.timeoutSeconds` and `signIn.keyRefetchSeconds`.
+    /// `signIn.timeoutSeconds`, `signIn.keyRefetchSeconds` and `signIn.keyRetrySeconds`.
     init(reader: ConfigReader) {
         func openID(_ name: String, _ defaults: OpenIDProviderSettings) -> OpenIDProviderSettings {
             OpenIDProviderSettings(
@@ -82,6 +85,7 @@ public struct SignInSettings: Sendable, Equatable {
         clockSkew = .seconds(reader.int(forKey: "signIn.clockSkewSeconds", default: 60))
         requestTimeout = .seconds(reader.int(forKey: "signIn.timeoutSeconds", default: 5))
         keyRefetchInterval = .seconds(reader.int(forKey: "signIn.keyRefetchSeconds", default: 60))
+        keyRetryDelay = .seconds(reader.int(forKey: "signIn.keyRetrySeconds", default: 1))
     }
 
     /// Checks the values; throws a ``ConfigurationError`` naming the key.
@@ -99,6 +103,7 @@ public struct SignInSettings: Sendable, Equatable {
         guard keyRefetchInterval >= .zero else {
             throw ConfigurationError.invalid(key: "signIn.keyRefetchSeconds", reason: "must not be negative")
         }
+        guard keyRetryDelay > .zero else { throw ConfigurationError.invalid(key: "signIn.keyRetrySeconds", reason: "must be positive") }
     }
 
     /// A provider endpoint must be HTTPS, or plain HTTP on a loopback address (a test's stand-in provider).

@@ -139,12 +139,14 @@ struct SignInConfigurationTests {
             "CLASSTODAY_SIGN_IN_KAKAO_CLIENT_IDS": "kakao-key",
             "CLASSTODAY_SIGN_IN_NAVER_ENABLED": "true",
             "CLASSTODAY_SIGN_IN_KEY_REFETCH_SECONDS": "30",
+            "CLASSTODAY_SIGN_IN_KEY_RETRY_SECONDS": "3",
             "CLASSTODAY_TOKENS_REFRESH_LIFETIME_SECONDS": "3600",
         ], configFile: nil)
         #expect(configuration.signIn.apple.clientIds == ["app.classtoday.ios", "app.classtoday.web"])
         #expect(configuration.signIn.kakao.jwksURL == "https://kakao.staging.example/jwks" && configuration.signIn.kakao.isConfigured)
         #expect(configuration.signIn.naver.enabled)
         #expect(configuration.signIn.keyRefetchInterval == .seconds(30))
+        #expect(configuration.signIn.keyRetryDelay == .seconds(3))
         #expect(configuration.refreshTokenLifetime == .seconds(3600))
     }
 

@@ -28,7 +28,7 @@ struct IdentityProviders: Sendable {
         for provider in IdentityProvider.allCases {
             if let openID = settings.openID(provider), openID.isConfigured {
                 let keys = JWKSCache(provider: provider, url: openID.jwksURL, refetchInterval: settings.keyRefetchInterval,
-                                     http: http, logger: logger)
+                                     firstRetryDelay: settings.keyRetryDelay, http: http, logger: logger)
                 verifiers[provider] = .openID(OpenIDTokenVerifier(provider: provider, settings: openID, keys: keys,
                                                                   clockSkew: settings.clockSkew))
             } else if provider == .naver, settings.naver.enabled {

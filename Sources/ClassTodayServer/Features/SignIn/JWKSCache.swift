@@ -30,8 +30,8 @@ actor JWKSCache {
     private var fetching: Task<Void, any Error>?
 
     /// Creates an empty cache; the first token fetches the set.
-    init(provider: IdentityProvider, url: String, refetchInterval: Duration, firstRetryDelay: Duration = .seconds(1),
-         http: ProviderHTTP, logger: Logger) {
+    init(provider: IdentityProvider, url: String, refetchInterval: Duration, firstRetryDelay: Duration, http: ProviderHTTP,
+         logger: Logger) {
         self.provider = provider
         self.url = url
         self.refetchInterval = refetchInterval
