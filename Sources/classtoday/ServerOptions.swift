@@ -31,7 +31,7 @@ struct ServerOptions: ParsableArguments {
         if let database { flags["databaseUrl"] = .init(.string(database), isSecret: true) }
         let environment = ProcessInfo.processInfo.environment
         return try await AppConfiguration.resolve(
-            flags: flags, environment: environment, configFile: config ?? environment["CLASSTODAY_CONFIG"])
+            flags: flags, environment: environment, configFile: config ?? environment[AppConfiguration.configFileVariable])
     }
 
     /// The database these options name, opened with its pending migrations applied for a command that runs without

@@ -93,14 +93,8 @@ public struct AppConfiguration: Sendable {
 extension AppConfiguration {
     /// Reads the configuration from a reader whose providers are already ordered by precedence.
     ///
-    /// Keys (environment variables in brackets): `host` (CLASSTODAY_HOST), `port`, `dataDir`, `databaseUrl`,
-    /// `migrationsDir`, `logLevel`, `limits.bodyBytes` (CLASSTODAY_LIMITS_BODY_BYTES), `limits.imageBytes`,
-    /// `limits.imagePixels`, `images.variantConcurrency`,
-    /// `rateLimit` (per minute, 0 = off), `authRateLimit`, `bcrypt.cost`, `tokens.lifetimeSeconds`,
-    /// `sqlite.durableCommits`, `images.unattachedGraceSeconds`, `cleanup.intervalSeconds`, `connections.idleSeconds`,
-    /// `bannedWords.path` (CLASSTODAY_BANNED_WORDS_PATH), `bannedWords.checkSeconds`, `terms.version`
-    /// (CLASSTODAY_TERMS_VERSION), `tokens.refreshLifetimeSeconds`, the sign-in providers' `signIn.*`
-    /// (``SignInSettings/init(reader:)``) and push notifications' `push.*` (``PushSettings/init(reader:)``).
+    /// Every key read here, in ``SignInSettings`` and in ``PushSettings`` is listed with its environment variable in
+    /// `docs/configuration.md`; a test reads the keys through an access reporter and compares them with that page.
     public init(reader: ConfigReader) throws {
         var config = AppConfiguration()
         config.host = reader.string(forKey: "host", default: config.host)
@@ -214,11 +208,16 @@ public enum ConfigurationError: Error, CustomStringConvertible, Equatable {
 }
 
 extension AppConfiguration {
+    /// The environment variable naming the JSON config file, read by the command line when no `--config` is given.
+    public static let configFileVariable = "CLASSTODAY_CONFIG"
+
     /// Resolves the configuration from its three sources, highest precedence first: `flags` (keys as in
     /// ``init(reader:)``), `environment` variables (`CLASSTODAY_` + the key in upper snake case), and the JSON
-    /// `configFile` (`config/classtoday.json` when none is named and that file exists).
+    /// `configFile` (`config/classtoday.json` when none is named and that file exists). `accessReporter`, when given,
+    /// learns every key read and what each source held for it.
     public static func resolve(
-        flags: [String: ConfigValue], environment: [String: String], configFile: String?
+        flags: [String: ConfigValue], environment: [String: String], configFile: String?,
+        accessReporter: (any AccessReporter)? = nil
     ) async throws -> AppConfiguration {
         var flagValues: [AbsoluteConfigKey: ConfigValue] = [:]
         for (key, value) in flags {
@@ -232,6 +231,6 @@ extension AppConfiguration {
                                          secretsSpecifier: .specific(["CLASSTODAY_DATABASE_URL"]))
                 .prefixKeys(with: "classtoday"),
             file,
-        ]))
+        ], accessReporter: accessReporter))
     }
 }

@@ -74,7 +74,7 @@ public struct PushSettings: Sendable, Equatable {
     /// The delays between tries.
     var backoff: PushBackoff { PushBackoff(base: retryBase.seconds, maximum: retryMaximum.seconds) }
 
-    /// Reads `push.*` from `reader` (see the README's configuration table).
+    /// Reads `push.*` from `reader` (listed in docs/configuration.md).
     init(reader: ConfigReader) {
         apns.keyPath = reader.string(forKey: "push.apns.keyPath")
         apns.keyId = reader.string(forKey: "push.apns.keyId", default: "")

@@ -6,7 +6,7 @@ import Testing
 /// Push configuration, key loading and the small rules of delivery.
 @Suite("Push settings")
 struct PushSettingsTests {
-    @Test("every push setting comes from the environment variable the README lists")
+    @Test("every push setting comes from the environment variable docs/configuration.md lists")
     func fromEnvironment() async throws {
         let configuration = try await AppConfiguration.resolve(flags: [:], environment: [
             "CLASSTODAY_PUSH_APNS_KEY_PATH": "/keys/apns.p8", "CLASSTODAY_PUSH_APNS_KEY_ID": "KEY1", "CLASSTODAY_PUSH_APNS_TEAM_ID": "TEAM1",
