@@ -479,4 +479,31 @@ struct ChatTests {
             await laptopSocket.close()
         }
     }
+
+    @Test("the sending connection gets each message's ack before the message itself, however the bus races the ack")
+    func ackBeforeOwnMessage() async throws {
+        try await Self.withScene { scene in
+            let buyer = try await TestSocket.connect(port: scene.port, token: scene.buyer.token)
+            let count = 40
+            for index in 0..<count {
+                buyer.send(["type": "send", "roomId": scene.roomId, "clientId": "order-\(index)", "text": "순서 \(index)"])
+            }
+            var seen: [String] = []
+            while seen.filter({ $0.hasPrefix("message") }).count < count {
+                let frame = try await buyer.next()
+                switch frame["type"] as? String {
+                case "ack": seen.append("ack \(frame["clientId"] as? String ?? "")")
+                case "message": seen.append("message \((frame["message"] as? [String: Any])?["clientId"] as? String ?? "")")
+                default: break
+                }
+            }
+            for index in 0..<count {
+                let ack = seen.firstIndex(of: "ack order-\(index)")
+                let message = seen.firstIndex(of: "message order-\(index)")
+                #expect(ack != nil && message != nil && ack! < message!, "order-\(index): \(seen)")
+            }
+            #expect(Set(seen).count == seen.count, "each ack and message once")
+            await buyer.close()
+        }
+    }
 }

@@ -39,6 +39,14 @@ final class ChatSession: Sendable {
     private let overflowed = Atomic<Bool>(false)
     /// Rooms this connection has used, once membership was checked.
     private let rooms = Mutex<[String: ChatRoom]>([:])
+    /// This connection's sends whose ack the writer has not written yet: their live message waits for it.
+    private let awaitingAck = Mutex<Set<AckKey>>([])
+
+    /// A send of this connection: the room and the client's id of the message.
+    private struct AckKey: Hashable {
+        let roomId: String
+        let clientId: String?
+    }
 
     /// The most frames a connection may have waiting to be written.
     static let outboxLimit = 1024
@@ -152,9 +160,19 @@ final class ChatSession: Sendable {
         let room = try await memberRoom(frame.roomId ?? "")
         let outgoing = OutgoingMessage(roomId: room.id, senderId: userId, clientId: frame.clientId,
                                        kind: frame.imageId == nil ? .text : .image, text: frame.text, imageId: frame.imageId)
-        // The ack is queued before the hub can queue the message itself, so this connection sees ack then message.
-        switch try await hub.send(outgoing, in: room) {
-        case .stored(let message), .duplicate(let message): enqueue(.ack(message))
+        // The message's live event may reach the writer before the ack is queued (the bus is another task, and on
+        // PostgreSQL another connection): the writer holds it until it has written the ack, so that this connection
+        // sees ack then message.
+        let key = AckKey(roomId: room.id, clientId: frame.clientId)
+        awaitingAck.withLock { _ = $0.insert(key) }
+        do {
+            switch try await hub.send(outgoing, in: room) {
+            case .stored(let message), .duplicate(let message): enqueue(.ack(message))
+            }
+        } catch {
+            // Nothing was stored: no message will wait.
+            awaitingAck.withLock { _ = $0.remove(key) }
+            throw error
         }
     }
 
@@ -236,9 +254,16 @@ final class ChatSession: Sendable {
 
     private func write(to outbound: WebSocketOutboundWriter, positions: [String: RoomPosition]) async throws {
         var positions = positions
+        /// Live messages of this connection's own sends, waiting for their acks.
+        var held: [AckKey: ChatMessage] = [:]
         for await item in outbox {
             switch item {
             case .chat(.message(let message, _)):
+                let key = AckKey(roomId: message.roomId, clientId: message.clientId)
+                if message.senderId == userId, awaitingAck.withLock({ $0.contains(key) }) {
+                    held[key] = message
+                    continue
+                }
                 try await deliverLive(message, position: &positions[message.roomId, default: RoomPosition(after: 0)], outbound)
             case .chat(.read(let roomId, let userId, let seq, _)):
                 try await outbound.write(.text(ServerFrame.read(roomId: roomId, userId: userId, seq: seq)))
@@ -258,6 +283,11 @@ final class ChatSession: Sendable {
                 return
             case .ack(let message):
                 try await outbound.write(.text(ServerFrame.ack(message)))
+                let key = AckKey(roomId: message.roomId, clientId: message.clientId)
+                awaitingAck.withLock { _ = $0.remove(key) }
+                if let live = held.removeValue(forKey: key) {
+                    try await deliverLive(live, position: &positions[live.roomId, default: RoomPosition(after: 0)], outbound)
+                }
             case .sync(let room, let afterSeq):
                 try await replay(room.id, afterSeq: afterSeq, position: &positions[room.id, default: RoomPosition(after: 0)], outbound)
             case .pong:
