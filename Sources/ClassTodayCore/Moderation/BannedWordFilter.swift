@@ -7,7 +7,9 @@
 ///   sound is found too (십알 and 시이발 read as 시발). Digits, Latin letters, signs and emoji between syllables are
 ///   ignored (`시1발`, `시.발`).
 /// - **Latin**: case, width and diacritics are folded (`ＦÜCK`); look-alike digits, signs and Cyrillic letters read
-///   as the letters they imitate (`sh1t`, `$hit`, `fuсk` with a Cyrillic `с`); `l` and `i` are one letter.
+///   as the letters they imitate (`sh1t`, `$hit`, `fuсk` with a Cyrillic `с`); `l` and `i` are one letter. Digits
+///   read as letters only inside an English word that holds a Latin letter and never beside Hangul, so times, prices
+///   and phone numbers (`오후 4시 55분`, `010-4555-6655`) read as no letters.
 ///
 /// In both streams a letter may be repeated (`fuuuck`, `시이이발`), and up to ``maximumGap`` other characters
 /// (spaces, dots, digits) may stand between two letters of a word (`f.u.c.k`, `시 발`).

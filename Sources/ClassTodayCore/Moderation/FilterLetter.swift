@@ -34,17 +34,38 @@ enum FilterScript: Sendable {
     case latin
 }
 
+/// What a character is in an English word: whether its Latin reading is a letter, a digit or a sign. A character
+/// that holds several (`½` is `1⁄2`) takes the last case in this order.
+enum LatinKind: Comparable, Sendable {
+    /// Not part of an English word: white space, Hangul, punctuation that reads as no letter, other scripts.
+    case none
+    /// A sign that reads as a letter: `$`, `@`, `!`, `|`.
+    case sign
+    /// A digit `0`–`9` (also fullwidth), whether or not it reads as a letter.
+    case digit
+    /// A letter that reads as a Latin letter: `a`–`z` in any case or width, with diacritics, or a Cyrillic look-alike.
+    case letter
+}
+
 /// What one character of a text gives the filter.
 struct FilterCharacter: Sendable {
     /// The jamo of a Hangul syllable or lone jamo, in writing order.
     var hangul: [FilterLetter] = []
-    /// The Latin letters the character reads as (`ß` → `ss`, `4` → `a`, Cyrillic `с` → `c`).
+    /// The Latin letters the character reads as (`ß` → `ss`, `4` → `a`, Cyrillic `с` → `c`). A digit's letters
+    /// count only where ``FilterText`` says so: inside an English word, not beside Hangul.
     var latin: [FilterLetter] = []
+    /// Whether the character is a Latin letter, a digit, a look-alike sign or none of these.
+    var latinKind = LatinKind.none
     /// Whether the character is white space: what separates words.
     var isSpace = false
     /// Whether the character is a letter or digit outside Hangul: what continues an English word. Signs that read
     /// as letters (`$`, `@`, `!`) do not.
     var isLatinWordCharacter = false
+
+    /// Whether the character is Hangul: a syllable or a lone jamo.
+    var isHangul: Bool {
+        !hangul.isEmpty
+    }
 
     /// Reads `character`.
     init(_ character: Character) {
@@ -79,10 +100,17 @@ struct FilterCharacter: Sendable {
             append(letter, .bare, startsSyllable: true)
         } else if let letter = Self.latinReading[scalar] {
             latin.append(FilterLetter(value: letter, roles: .latin, startsSyllable: true))
-            isLatinWordCharacter = isLatinWordCharacter || scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+            isLatinWordCharacter = isLatinWordCharacter || scalar.properties.isAlphabetic || Self.isDigit(scalar)
+            latinKind = max(latinKind, Self.isDigit(scalar) ? .digit : scalar.properties.isAlphabetic ? .letter : .sign)
         } else if scalar.properties.isAlphabetic || scalar.properties.numericType != nil {
             isLatinWordCharacter = true
+            if Self.isDigit(scalar) { latinKind = max(latinKind, .digit) }
         }
+    }
+
+    /// Whether `scalar` is one of the digits `0`–`9` (fullwidth digits arrive here already folded).
+    private static func isDigit(_ scalar: Unicode.Scalar) -> Bool {
+        ("0"..."9").contains(scalar)
     }
 
     private mutating func append(_ letter: Unicode.Scalar, _ roles: LetterRoles, startsSyllable: Bool) {
@@ -93,7 +121,9 @@ struct FilterCharacter: Sendable {
 
     /// How lower-case letters, digits, signs and Cyrillic look-alikes read as Latin letters. `l`, `1`, `!` and `|`
     /// all read as `i` (they stand for each other in disguised spellings); `0` → `o`, `3` → `e`, `4` and `@` → `a`,
-    /// `5` and `$` → `s`, `7` → `t`. Other digits and signs read as nothing (they may separate letters).
+    /// `5` and `$` → `s`, `7` → `t`. Other digits and signs read as nothing (they may separate letters). A digit's
+    /// reading counts only inside an English word (see ``FilterText``), so `4시 55분` and `010-4555-6655` read as no
+    /// letters.
     static let latinReading: [Unicode.Scalar: Unicode.Scalar] = {
         var reading: [Unicode.Scalar: Unicode.Scalar] = [:]
         for value in UInt8(ascii: "a")...UInt8(ascii: "z") {

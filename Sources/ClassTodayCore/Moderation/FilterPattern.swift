@@ -19,7 +19,7 @@ struct FilterPattern: Sendable {
     /// mixes Hangul with Latin letters, or asks for initials without being Hangul syllables.
     static func spellings(of word: String, initials: Bool, wholeWord: Bool, source: Int) throws(PatternError) -> [FilterPattern] {
         let characters = word.map { ($0, FilterCharacter($0)) }
-        let hasHangul = characters.contains { !$0.1.hangul.isEmpty }
+        let hasHangul = characters.contains { $0.1.isHangul }
         let hasLatin = characters.contains { !$0.1.latin.isEmpty }
         guard hasHangul != hasLatin else {
             throw PatternError(reason: hasHangul ? "mixes Hangul and Latin letters" : "has no letters")

@@ -28,7 +28,7 @@ struct FilterText: Sendable {
         self.characters = characters
         self.spacesBefore = spaces
         self.hangul = Self.stream(characters.map(\.hangul))
-        self.latin = Self.stream(characters.map(\.latin))
+        self.latin = Self.stream(Self.latinReadings(of: characters))
     }
 
     /// The letters of one script in order, each with the offset of its character.
@@ -56,7 +56,7 @@ struct FilterText: Sendable {
     func isWordCharacter(at offset: Int, _ script: FilterScript) -> Bool {
         guard characters.indices.contains(offset) else { return false }
         switch script {
-        case .hangul: return !characters[offset].hangul.isEmpty
+        case .hangul: return characters[offset].isHangul
         case .latin: return characters[offset].isLatinWordCharacter
         }
     }

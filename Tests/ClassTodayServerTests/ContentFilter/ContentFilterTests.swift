@@ -1,4 +1,5 @@
 import ClassTodayCore
+import ClassTodayTestSupport
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
@@ -67,7 +68,7 @@ struct ContentFilterTests {
         }
     }
 
-    @Test("chat text sent over the WebSocket is stored and delivered masked")
+    @Test("chat text sent over the WebSocket is stored and delivered masked; a time beside it passes unchanged")
     func socketChatMasked() async throws {
         try await ChatTests.withScene { scene in
             let buyer = try await TestSocket.connect(port: scene.port, token: scene.buyer.token)
@@ -80,7 +81,30 @@ struct ContentFilterTests {
             }
             let history = try await scene.client.send(.get, "/v1/chat/rooms/\(scene.roomId)/messages", token: scene.seller.token).jsonObject()
             #expect((history["items"] as? [[String: Any]])?.first?["text"] as? String == "** what the **** 진짜")
+            buyer.send(["type": "send", "roomId": scene.roomId, "clientId": "s-2", "text": "오후 4시 55분에 만나요"])
+            let time = try await seller.next(type: "message")
+            #expect((time["message"] as? [String: Any])?["text"] as? String == "오후 4시 55분에 만나요", "digits beside Hangul are no letters")
             for socket in [buyer, seller] { await socket.close() }
+        }
+    }
+
+    @Test("numbers in Korean text are not read as letters: the class is accepted and chat passes unchanged")
+    func numbersInKoreanText() async throws {
+        try await TestServer.withRouter { client in
+            let seller = try await client.signup()
+            let description = KoreanNumberTexts.handWritten.joined(separator: "\n")
+            let created = try await client.createClass(token: seller.token,
+                                                       ["name": "크래시 테스트 4-55 수학", "description": description])
+            #expect(created["name"] as? String == "크래시 테스트 4-55 수학")
+            #expect(created["description"] as? String == description)
+            let buyer = try await client.signup()
+            let (_, roomId) = try await client.openRoom(seller: seller.token, buyer: buyer.token)
+            let lines = KoreanNumberTexts.reported + KoreanNumberTexts.handWritten + KoreanNumberTexts.generated(count: 40, seed: 64)
+            for (index, text) in lines.enumerated() {
+                let sent = try await client.send(.post, "/v1/chat/rooms/\(roomId)/messages",
+                                                 json: ["clientId": "n-\(index)", "text": text], token: buyer.token)
+                #expect(try sent.jsonObject()["text"] as? String == text)
+            }
         }
     }
 
