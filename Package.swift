@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "classtoday", targets: ["classtoday"]),
+        .executable(name: "classtoday-bench", targets: ["classtoday-bench"]),
         .library(name: "ClassTodayCore", targets: ["ClassTodayCore"]),
         .library(name: "ClassTodayServer", targets: ["ClassTodayServer"]),
     ],
@@ -94,7 +95,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // Fake APNs (HTTP/2 over TLS, through HummingbirdHTTP2 on swift-nio-http2) and FCM servers for the tests and
-        // `bench push`; the server never links them.
+        // `classtoday-bench push`; the server's executable never links them.
         .target(
             name: "ClassTodayPushFakes",
             dependencies: [
@@ -135,15 +136,40 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // What both executables parse: the options that open the database, and terminal output.
+        .target(
+            name: "ClassTodayCommandLine",
+            dependencies: [
+                "ClassTodayServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The server's executable: serve, migrate, seed, admin, cluster. It links no benchmark and no fake.
         .executableTarget(
             name: "classtoday",
             dependencies: [
                 "ClassTodayServer",
                 "ClassTodaySeed",
-                "ClassTodayBench",
+                "ClassTodayCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The benchmarks' executable.
+        .executableTarget(
+            name: "classtoday-bench",
+            dependencies: [
+                "ClassTodayServer",
+                "ClassTodaySeed",
+                "ClassTodayBench",
+                "ClassTodayCommandLine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -5,7 +5,7 @@ import Foundation
 import GRDB
 import Logging
 
-/// `classtoday bench alerts`: creates classes before and after many alerts are stored, timing each creation (what
+/// `classtoday-bench alerts`: creates classes before and after many alerts are stored, timing each creation (what
 /// the writer waits for) and, apart, its alert fan-out (what ``AlertFanOut`` runs in the background), and checks
 /// the notifications produced against a brute force over every alert.
 public struct AlertBenchmark: Sendable {

@@ -10,7 +10,7 @@ import NIOCore
 import NIOHTTP1
 import Synchronization
 
-/// `classtoday bench chat`: a load client, in its own process, for a running server on loopback. It signs up
+/// `classtoday-bench chat`: a load client, in its own process, for a running server on loopback. It signs up
 /// users, opens rooms, connects WebSockets, sends at a fixed rate and checks every delivery: lost, duplicated and
 /// out-of-order messages, send-to-delivery latency, and the server's resident memory per connection. Given several
 /// nodes, the two members of each room connect to different ones, so that every delivery crosses nodes.

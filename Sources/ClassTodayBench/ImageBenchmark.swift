@@ -3,7 +3,7 @@ import ClassTodayCore
 import ClassTodayServer
 import Foundation
 
-/// `classtoday bench images`: thumbnails of phone-sized JPEGs made by the server's libvips pipeline, side by side with
+/// `classtoday-bench images`: thumbnails of phone-sized JPEGs made by the server's libvips pipeline, side by side with
 /// `vipsthumbnail` (libvips' own command) and ImageMagick's `convert -thumbnail` on the same files in one run, with
 /// p50/p99 times and peak resident memory; then the peak memory of the server process while two uploads' variants
 /// (thumb, card and full) are made at once.

@@ -4,7 +4,7 @@ import ClassTodayServer
 import Foundation
 import Logging
 
-/// `classtoday bench push`: chat messages to offline recipients, each with an iOS device, delivered through the real
+/// `classtoday-bench push`: chat messages to offline recipients, each with an iOS device, delivered through the real
 /// push path (outbox, expansion, claims, the APNs client over HTTP/2 and TLS) to a fake APNs on loopback. It reports
 /// pushes per second and the delay from a message being stored to APNs accepting its push.
 public struct PushBenchmark: Sendable {

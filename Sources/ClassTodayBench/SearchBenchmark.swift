@@ -7,7 +7,7 @@ import Logging
 import PostgresNIO
 import Synchronization
 
-/// `classtoday bench search`: seeds (or reuses) a realistic dataset, then answers a fixed random set of queries
+/// `classtoday-bench search`: seeds (or reuses) a realistic dataset, then answers a fixed random set of queries
 /// three ways — the geohash search the server uses, a full scan, and SQLite's R*Tree module — and reports
 /// latency percentiles, candidates examined per result, and the ratios between the three. Given a PostgreSQL
 /// database, it seeds the same dataset there too and answers every query on both backends in the same run. Given a

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ClassTodayCommandLine
 import ClassTodayCore
 import ClassTodayServer
 

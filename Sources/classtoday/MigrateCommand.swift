@@ -1,4 +1,5 @@
 import ArgumentParser
+import ClassTodayCommandLine
 import ClassTodayServer
 import Logging
 

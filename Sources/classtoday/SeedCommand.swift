@@ -1,4 +1,5 @@
 import ArgumentParser
+import ClassTodayCommandLine
 import ClassTodaySeed
 import ClassTodayServer
 import Logging

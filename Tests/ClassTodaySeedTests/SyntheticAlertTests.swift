@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import ClassTodaySeed
 
-/// The synthetic alerts `classtoday bench alerts` stores.
+/// The synthetic alerts `classtoday-bench alerts` stores.
 @Suite("Synthetic alerts")
 struct SyntheticAlertTests {
     /// Checks the synthetic alerts the benchmark stores: deterministic, each waiting for something, valid.

@@ -6,7 +6,7 @@ import Foundation
 /// How the server sets up glibc's allocator, so that image variants made on the worker threads do not leave their
 /// peak behind. By default glibc gives each busy thread an arena of its own (up to 8 per core) and keeps what is freed
 /// there, and it raises its mmap threshold as large blocks are freed, so that later pixel buffers come from those
-/// arenas and stay. Measured with `classtoday bench images` (peak RSS of the process while two uploads' variants are
+/// arenas and stay. Measured with `classtoday-bench images` (peak RSS of the process while two uploads' variants are
 /// made; 61 MiB before): 211 MiB with glibc's defaults, 142 MiB with two arenas, 117 MiB with two arenas and a fixed
 /// 128 KiB mmap threshold, which the server uses.
 ///

@@ -1,16 +1,20 @@
 import ArgumentParser
 import ClassTodayBench
+import ClassTodayCommandLine
 import ClassTodaySeed
 import ClassTodayServer
 import Foundation
 import Logging
 
-/// `classtoday bench`: performance benchmarks, run against a release build.
+/// `classtoday-bench`: performance benchmarks, run against a release build
+/// (`swift run -c release classtoday-bench search`). A tool of its own: the server's `classtoday` links no benchmark
+/// and no fake push service.
+@main
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench", abstract: "Run a benchmark and print its report.", subcommands: [SearchBench.self, ChatBench.self, AlertsBench.self, ImagesBench.self, PushBench.self])
+        commandName: "classtoday-bench", abstract: "Run a benchmark of the ClassToday server and print its report.", subcommands: [SearchBench.self, ChatBench.self, AlertsBench.self, ImagesBench.self, PushBench.self])
 
-    /// `classtoday bench search`.
+    /// `classtoday-bench search`.
     struct SearchBench: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "search",
@@ -59,7 +63,7 @@ struct BenchCommand: AsyncParsableCommand {
         }
     }
 
-    /// `classtoday bench chat`.
+    /// `classtoday-bench chat`.
     struct ChatBench: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "chat",
@@ -112,7 +116,7 @@ struct BenchCommand: AsyncParsableCommand {
         }
     }
 
-    /// `classtoday bench push`.
+    /// `classtoday-bench push`.
     struct PushBench: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "push",
@@ -136,7 +140,7 @@ struct BenchCommand: AsyncParsableCommand {
         }
     }
 
-    /// `classtoday bench alerts`.
+    /// `classtoday-bench alerts`.
     struct AlertsBench: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "alerts",
@@ -160,7 +164,7 @@ struct BenchCommand: AsyncParsableCommand {
         }
     }
 
-    /// `classtoday bench images`.
+    /// `classtoday-bench images`.
     struct ImagesBench: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "images",

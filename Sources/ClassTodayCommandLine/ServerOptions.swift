@@ -4,26 +4,29 @@ import Configuration
 import Foundation
 import Logging
 
-/// Options shared by the subcommands that open the database. A flag overrides its `CLASSTODAY_*` variable,
-/// which overrides the config file, which overrides the built-in default.
-struct ServerOptions: ParsableArguments {
+/// Options shared by the commands that open the database (`classtoday`'s and `classtoday-bench`'s). A flag overrides
+/// its `CLASSTODAY_*` variable, which overrides the config file, which overrides the built-in default.
+public struct ServerOptions: ParsableArguments {
     @Option(help: "The data folder (SQLite database and images). Env: CLASSTODAY_DATA_DIR. Default ./data")
-    var dataDir: String?
+    public var dataDir: String?
 
     @Option(help: "sqlite:///path/file.sqlite or postgres://user:pass@host:port/db. Env: CLASSTODAY_DATABASE_URL")
-    var database: String?
+    public var database: String?
 
     @Option(help: "A JSON config file. Env: CLASSTODAY_CONFIG. Default config/classtoday.json when present")
-    var config: String?
+    public var config: String?
 
     @Option(help: "The folder holding sqlite/ and postgres/ migrations. Env: CLASSTODAY_MIGRATIONS_DIR. Default ./Migrations")
-    var migrationsDir: String?
+    public var migrationsDir: String?
 
     @Option(help: "trace, debug, info, notice, warning, error or critical. Env: CLASSTODAY_LOG_LEVEL")
-    var logLevel: String?
+    public var logLevel: String?
+
+    /// Options with every flag unset.
+    public init() {}
 
     /// The configuration, with `extra` flag values of the subcommand added to these options.
-    func resolve(extra: [String: ConfigValue] = [:]) async throws -> AppConfiguration {
+    public func resolve(extra: [String: ConfigValue] = [:]) async throws -> AppConfiguration {
         var flags = extra
         if let dataDir { flags["dataDir"] = .init(.string(dataDir), isSecret: false) }
         if let migrationsDir { flags["migrationsDir"] = .init(.string(migrationsDir), isSecret: false) }
@@ -37,7 +40,7 @@ struct ServerOptions: ParsableArguments {
     /// The database these options name, opened with its pending migrations applied for a command that runs without
     /// the server, and a logger labelled `label` at the configured level; the caller closes the environment. A command
     /// that checked the configuration first passes the one it ``resolve(extra:)``d.
-    func openEnvironment(_ resolved: AppConfiguration? = nil, logging label: String) async throws -> (ServerEnvironment, Logger) {
+    public func openEnvironment(_ resolved: AppConfiguration? = nil, logging label: String) async throws -> (ServerEnvironment, Logger) {
         let configuration = if let resolved { resolved } else { try await resolve() }
         var logger = Logger(label: label)
         logger.logLevel = configuration.logLevel
