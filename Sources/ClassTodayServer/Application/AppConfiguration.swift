@@ -60,6 +60,9 @@ public struct AppConfiguration: Sendable {
     public var termsVersion: String = "2026-11-01"
     /// Push notifications (APNs, FCM) and their delivery.
     public var push = PushSettings()
+    /// The raster tiles of the web console's street map: a URL with `{z}`, `{x}` and `{y}`, OpenStreetMap's standard
+    /// tiles by default; empty for the plain map drawn without tiles (no request leaves for a tile server).
+    public var consoleTileURL: String = TileServer.openStreetMap
     /// How many frames each chat WebSocket may send: set in code only (tests), not read from a file or the environment.
     public var chatFrameLimit = FrameLimit()
 
@@ -125,6 +128,7 @@ extension AppConfiguration {
         config.bannedWordsCheckInterval = .seconds(reader.int(forKey: "bannedWords.checkSeconds", default: 2))
         config.termsVersion = reader.string(forKey: "terms.version", default: config.termsVersion)
         config.push = PushSettings(reader: reader)
+        config.consoleTileURL = reader.string(forKey: "console.tileUrl", default: config.consoleTileURL)
         try config.validate()
         self = config
     }
@@ -163,6 +167,7 @@ extension AppConfiguration {
             throw ConfigurationError.invalid(key: "terms.version", reason: "must be 1 to \(UserRules.termsVersionLength.upperBound) characters without surrounding spaces")
         }
         if let databaseURL { _ = try DatabaseLocation(url: databaseURL) }
+        _ = try TileServer(template: consoleTileURL)
     }
 
     /// Where the database lives, resolved from ``databaseURL`` or the data folder.

@@ -194,9 +194,10 @@ func buildRouter(_ environment: ServerEnvironment, hub: ChatHub, fanOut: AlertFa
 
     OperationsController(storage: environment.storage, registry: environment.metrics).addRoutes(to: router)
     do {
-        ConsoleController(assets: try ConsoleAssets.bundled()).addRoutes(to: router)
+        let tiles = try TileServer(template: configuration.consoleTileURL)
+        ConsoleController(assets: try ConsoleAssets.bundled(), tiles: tiles).addRoutes(to: router)
     } catch {
-        logger.error("the web console's files are missing from the resource bundle; /console is not served", metadata: ["error": "\(error)"])
+        logger.error("the web console's files are missing or its tile server is invalid; /console is not served", metadata: ["error": "\(error)"])
     }
 
     let api = router.group("v1")

@@ -29,7 +29,7 @@ struct ConsoleTests {
             let script = try await client.send(.get, "/console/app.js")
             #expect(script.status == .ok)
             #expect(script.headers[.contentType] == "text/javascript; charset=utf-8")
-            #expect(script.headers[.contentSecurityPolicy] == ConsoleController.contentSecurityPolicy)
+            #expect(script.headers[.contentSecurityPolicy] == ConsoleController.contentSecurityPolicy(tileOrigin: "https://tile.openstreetmap.org"))
             let style = try await client.send(.get, "/console/style.css")
             #expect(style.headers[.contentType] == "text/css; charset=utf-8")
             for missing in ["/console/missing.js", "/console/..%2Fopenapi.json", "/console/index.HTML"] {
@@ -37,6 +37,43 @@ struct ConsoleTests {
                 #expect(response.status == .notFound, "\(missing)")
                 _ = try response.problem()
             }
+        }
+    }
+
+    @Test("the page names the tile server in a <meta>, and the policy allows images from that origin alone", arguments: [
+        (TileServer.openStreetMap, "img-src 'self' data: https://tile.openstreetmap.org"),
+        ("http://127.0.0.1:8999/tiles/{z}/{x}/{y}.png?style=a&b=1", "img-src 'self' data: http://127.0.0.1:8999"),
+        ("HTTPS://Tiles.Example.COM/{z}/{x}/{y}.png", "img-src 'self' data: https://tiles.example.com"),
+        ("", "img-src 'self' data:"),
+    ])
+    func tileServer(template: String, imageSources: String) async throws {
+        try await TestServer.withRouter(configure: { $0.consoleTileURL = template }) { client in
+            let page = try await client.send(.get, "/console")
+            let escaped = template.replacingOccurrences(of: "&", with: "&amp;")
+            #expect(String(buffer: page.body).contains(#"<meta name="classtoday-tile-url" content="\#(escaped)">"#))
+            for response in [page, try await client.send(.get, "/console/app.js")] {
+                let policy = try #require(response.headers[.contentSecurityPolicy])
+                let directives = policy.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+                #expect(directives.filter { $0.hasPrefix("img-src") } == [imageSources])
+                #expect(directives.contains("default-src 'none'") && directives.contains("connect-src 'self'"))
+                #expect(response.headers[.referrerPolicy] == "no-referrer", "tile images alone ask for strict-origin")
+            }
+        }
+    }
+
+    @Test("a tile URL that is not an http(s) URL with a host and {z}, {x} and {y}, or that could break the policy, is refused",
+          arguments: [
+              "tile.openstreetmap.org/{z}/{x}/{y}.png", "ftp://tiles.example.com/{z}/{x}/{y}.png", "https://tiles.example.com/{z}/{x}.png",
+              "https:///{z}/{x}/{y}.png", "https://user:pw@tiles.example.com/{z}/{x}/{y}.png", "https://tiles.example.com:99999/{z}/{x}/{y}.png",
+              "https://tiles.example.com/{z}/{x}/{y}.png; script-src *", "https://tiles.example.com/{z}/{x}/{y}.png\" onload=\"x",
+              "https://tiles.example.com/{z}/{x}/{y}.png,https://evil.example", "https://tiles.example.com/{z}/{x}/{y}.png 'unsafe-inline'",
+          ])
+    func invalidTileServer(template: String) throws {
+        #expect(throws: ConfigurationError.self) { try TileServer(template: template) }
+        var configuration = AppConfiguration()
+        configuration.consoleTileURL = template
+        #expect(throws: ConfigurationError.invalid(key: "console.tileUrl", reason: "")) {
+            do { try configuration.validate() } catch ConfigurationError.invalid(let key, _) { throw ConfigurationError.invalid(key: key, reason: "") }
         }
     }
 

@@ -36,6 +36,25 @@ struct ConsoleAssets: Sendable {
         self.files = files
     }
 
+    /// The page's placeholder for the tile server, which ``showing(_:)`` fills.
+    static let tileURLPlaceholder = #"<meta name="classtoday-tile-url" content="">"#
+
+    private init(files: [String: Asset]) {
+        self.files = files
+    }
+
+    /// The same files with the page's tile-server `<meta>` holding `tiles`' URL template (HTML-escaped), so that the
+    /// console learns it without a request and without inline script.
+    func showing(_ tiles: TileServer) -> ConsoleAssets {
+        guard let page = files[Self.pageName] else { return self }
+        let escaped = tiles.template.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
+        let filled = String(buffer: page.body).replacingOccurrences(
+            of: Self.tileURLPlaceholder, with: #"<meta name="classtoday-tile-url" content="\#(escaped)">"#)
+        var files = files
+        files[Self.pageName] = Asset(body: ByteBuffer(string: filled), contentType: page.contentType)
+        return ConsoleAssets(files: files)
+    }
+
     /// The console bundled with the server target.
     static func bundled() throws -> ConsoleAssets {
         guard let directory = Bundle.module.url(forResource: "console", withExtension: nil) else {

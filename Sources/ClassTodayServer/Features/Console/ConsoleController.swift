@@ -4,16 +4,29 @@ import Hummingbird
 
 /// Serves the web console: its page at `/console` and its style sheet and JavaScript modules at `/console/{file}`.
 /// Every answer carries a strict Content-Security-Policy (scripts, styles, images and connections from this origin
-/// only: no inline script, no `eval`, no framing), `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer`.
+/// only, and images from the map's tile server: no inline script, no `eval`, no framing), `X-Content-Type-Options:
+/// nosniff` and `Referrer-Policy: no-referrer` (the tile images alone ask for `strict-origin`, as OpenStreetMap's tile
+/// policy wants a Referer).
 struct ConsoleController {
-    /// The console's files; a file that is not among them is a 404.
+    /// The console's files, the page naming the tile server; a file that is not among them is a 404.
     let assets: ConsoleAssets
-
     /// The Content-Security-Policy of every console response.
-    static let contentSecurityPolicy = [
-        "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self'",
-        "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
-    ].joined(separator: "; ")
+    let contentSecurityPolicy: String
+
+    /// Serves `assets` with the street map drawn from `tiles`.
+    init(assets: ConsoleAssets, tiles: TileServer) {
+        self.assets = assets.showing(tiles)
+        contentSecurityPolicy = Self.contentSecurityPolicy(tileOrigin: tiles.origin)
+    }
+
+    /// The policy: everything from this origin only, and images also from `tileOrigin` when there is one.
+    static func contentSecurityPolicy(tileOrigin: String?) -> String {
+        let images = ["img-src 'self' data:", tileOrigin].compactMap { $0 }.joined(separator: " ")
+        return [
+            "default-src 'none'", "script-src 'self'", "style-src 'self'", images, "connect-src 'self'",
+            "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
+        ].joined(separator: "; ")
+    }
 
     /// Adds the console's routes at the top level.
     func addRoutes(to router: Router<AppRequestContext>) {
@@ -38,7 +51,7 @@ struct ConsoleController {
             headers: [
                 .contentType: asset.contentType,
                 .cacheControl: "no-cache",
-                .contentSecurityPolicy: Self.contentSecurityPolicy,
+                .contentSecurityPolicy: contentSecurityPolicy,
                 .xContentTypeOptions: "nosniff",
                 .referrerPolicy: "no-referrer",
             ],
