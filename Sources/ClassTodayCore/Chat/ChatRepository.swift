@@ -12,6 +12,8 @@ public struct RoomSummary: Sendable, Hashable {
     public let classType: ClassType
     /// The class status.
     public let classStatus: ClassStatus
+    /// The class's first image, the one lists show; nil when it has none.
+    public let classImageId: String?
     /// The seller's summary.
     public let seller: WriterSummary
     /// The buyer's summary.
@@ -21,12 +23,13 @@ public struct RoomSummary: Sendable, Hashable {
 
     /// Creates a summary.
     public init(room: ChatRoom, classId: String, className: String, classType: ClassType, classStatus: ClassStatus,
-                seller: WriterSummary, buyer: WriterSummary, lastMessage: ChatMessage?) {
+                classImageId: String? = nil, seller: WriterSummary, buyer: WriterSummary, lastMessage: ChatMessage?) {
         self.room = room
         self.classId = classId
         self.className = className
         self.classType = classType
         self.classStatus = classStatus
+        self.classImageId = classImageId
         self.seller = seller
         self.buyer = buyer
         self.lastMessage = lastMessage

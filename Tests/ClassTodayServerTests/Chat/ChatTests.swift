@@ -7,6 +7,7 @@ import Logging
 import NIOCore
 import NIOWebSocket
 import WSCore
+import ClassTodayTestSupport
 import Testing
 @testable import ClassTodayServer
 
@@ -62,6 +63,41 @@ struct ChatTests {
             #expect(room.class.id == scene.classId && room.class.name == "기타 왕초보 레슨" && room.class.status == .open)
             #expect(room.lastMessage == nil)
             #expect(room.unreadCount == 0 && room.lastReadSeq == 0 && !room.muted)
+        }
+    }
+
+    @Test("a room carries its class's first image with its variants, or null for both without one")
+    func roomsShowTheClassImage() async throws {
+        try await TestServer.withRouter { client in
+            let seller = try await client.signup(nickname: "선생님")
+            let buyer = try await client.signup(nickname: "학생")
+            var images: [String] = []
+            for width in [6, 7] {
+                let upload = try await client.upload(TestImages.png(width: width, height: 4), contentType: "image/png", token: seller.token)
+                images.append(try #require(try upload.jsonObject()["id"] as? String))
+            }
+            let pictured = try #require(try await client.createClass(token: seller.token, ["imageIds": images])["id"] as? String)
+            let plain = try #require(try await client.createClass(token: seller.token)["id"] as? String)
+            let opened = try await client.send(.post, "/v1/chat/rooms", json: ["classId": pictured], token: buyer.token)
+            let first = try #require(images.first)
+            #expect(try opened.decoded(as: RoomResponse.self).class.imageVariants?.thumb == "/v1/images/\(first)/thumb")
+            _ = try await client.send(.post, "/v1/chat/rooms", json: ["classId": plain], token: buyer.token)
+
+            let listed = try await client.send(.get, "/v1/chat/rooms", token: buyer.token)
+            let rooms = try listed.decoded(as: TestPage<RoomResponse>.self).items
+            let withImage = try #require(rooms.first { $0.class.id == pictured })
+            #expect(withImage.class.imageUrl == "/v1/images/\(first)")
+            #expect(withImage.class.imageVariants == ImageVariantLinks(imageId: first))
+            let withoutImage = try #require(rooms.first { $0.class.id == plain })
+            #expect(withoutImage.class.imageUrl == nil && withoutImage.class.imageVariants == nil)
+            // Both keys are there, null without an image (the contract's nullable fields).
+            let items = try #require(try listed.jsonObject()["items"] as? [[String: Any]])
+            let classes = items.compactMap { $0["class"] as? [String: Any] }
+            #expect(classes.count == 2 && classes.allSatisfy { $0.keys.contains("imageUrl") && $0.keys.contains("imageVariants") })
+
+            // The seller sees the same image on the same room.
+            let sellerRooms = try await client.send(.get, "/v1/chat/rooms", token: seller.token).decoded(as: TestPage<RoomResponse>.self).items
+            #expect(sellerRooms.first { $0.class.id == pictured }?.class.imageVariants?.card == "/v1/images/\(first)/card")
         }
     }
 

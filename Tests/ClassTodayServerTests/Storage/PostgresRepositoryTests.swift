@@ -186,6 +186,24 @@ struct PostgresRepositoryTests {
         #expect(try await chats[0].markRead(roomId: room.id, userId: buyer.id, seq: 99) == 41)
     }
 
+    @Test("chat: a room's summary, alone and in the list, carries its class's first image id; none without images")
+    func roomSummariesCarryTheClassImage() async throws {
+        let (store, other) = try await Self.openNodes()
+        defer { store.close(); other.close() }
+        let users = SQLUserRepository(database: store.database)
+        let (seller, buyer) = (try await Self.makeUser(users, "seller"), try await Self.makeUser(users, "buyer"))
+        let pictured = try await Self.insertClass(store, writerId: seller.id)
+        let plain = try await Self.insertClass(store, writerId: seller.id)
+        try await store.client.query("UPDATE classes SET image_ids = '[\"first-image\",\"second-image\"]' WHERE id = \(pictured)", logger: Self.logger)
+        let chats = SQLChatRepository(database: store.database)
+        let room = try await chats.openRoom(classId: pictured, userId: buyer.id, at: Self.now()).room
+        _ = try await chats.openRoom(classId: plain, userId: buyer.id, at: Self.now())
+
+        #expect(try await chats.summary(roomId: room.id)?.classImageId == "first-image")
+        let listed = try await chats.rooms(of: seller.id, page: PageRequest(limit: 10, after: nil)).items
+        #expect(Dictionary(uniqueKeysWithValues: listed.map { ($0.classId, $0.classImageId) }) == [pictured: "first-image", plain: nil])
+    }
+
     @Test("matches: two accepts of the last seat at once, from two nodes: exactly one wins, the other gets the SQLite conflict")
     func lastSeat() async throws {
         let (store, other) = try await Self.openNodes()

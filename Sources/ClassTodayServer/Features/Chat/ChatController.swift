@@ -142,7 +142,7 @@ struct RoomResponse: ResponseCodable {
     /// When the room was opened.
     let createdAt: Date
 
-    /// `{id, name, type, status}` of the room's class.
+    /// `{id, name, type, status, imageUrl, imageVariants}` of the room's class.
     struct ClassSummary: Codable {
         /// The class's id.
         let id: String
@@ -152,12 +152,23 @@ struct RoomResponse: ResponseCodable {
         let type: ClassType
         /// Open or closed.
         let status: ClassStatus
+        /// The path of the class's first image, so that a room list shows it without a request per room.
+        @Nullable var imageUrl: String?
+        /// The variants of the class's first image (lists show `thumb`).
+        @Nullable var imageVariants: ImageVariantLinks?
+
+        /// The class part of `summary`.
+        init(_ summary: RoomSummary) {
+            (id, name, type, status) = (summary.classId, summary.className, summary.classType, summary.classStatus)
+            imageUrl = summary.classImageId.map(ImageURL.path(for:))
+            imageVariants = summary.classImageId.map(ImageVariantLinks.init(imageId:))
+        }
     }
 
     /// The room of `summary` as `viewerId` sees it.
     init(summary: RoomSummary, viewerId: String, muted: Bool) {
         id = summary.room.id
-        `class` = ClassSummary(id: summary.classId, name: summary.className, type: summary.classType, status: summary.classStatus)
+        `class` = ClassSummary(summary)
         (seller, buyer) = (WriterResponse(summary.seller), WriterResponse(summary.buyer))
         lastMessage = summary.lastMessage.map(MessageResponse.init(message:))
         (unreadCount, lastReadSeq) = (summary.room.unreadCount(of: viewerId), summary.room.readSeq(of: viewerId))

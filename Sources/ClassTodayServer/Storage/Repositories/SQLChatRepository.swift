@@ -123,11 +123,12 @@ public struct SQLChatRepository: ChatRepository {
         "SELECT * FROM chat_rooms WHERE seller_id = \(userId) UNION ALL SELECT * FROM chat_rooms WHERE buyer_id = \(userId)"
     }
 
-    /// The summaries of the rooms that `rooms` selects (`chat_rooms` rows, aliased `r`): each with its class, both
-    /// members and the last message, in the columns ``summary(row:)`` reads.
+    /// The summaries of the rooms that `rooms` selects (`chat_rooms` rows, aliased `r`): each with its class (and the
+    /// class's image ids, the JSON list both backends keep beside a listing), both members and the last message, in the
+    /// columns ``summary(row:)`` reads.
     private static func summaries(of rooms: SQLStatement) -> SQLStatement {
         """
-        SELECT r.*, c.name AS class_name, c.type AS class_type, c.status AS class_status,
+        SELECT r.*, c.name AS class_name, c.type AS class_type, c.status AS class_status, c.image_ids AS class_image_ids,
             s.nickname AS s_nickname, s.profile_image_id AS s_image, s.rating_sum AS s_sum, s.rating_count AS s_count,
             b.nickname AS b_nickname, b.profile_image_id AS b_image, b.rating_sum AS b_sum, b.rating_count AS b_count,
             m.id AS m_id, m.seq AS m_seq, m.sender_id AS m_sender_id, m.kind AS m_kind, m.text AS m_text,
@@ -151,6 +152,7 @@ public struct SQLChatRepository: ChatRepository {
             room: room, classId: room.classId, className: try row["class_name"],
             classType: ClassType(rawValue: try row["class_type"]) ?? .sell,
             classStatus: ClassStatus(rawValue: try row["class_status"]) ?? .closed,
+            classImageId: StoredList.decodeStrings(try row["class_image_ids"]).first,
             seller: try person("s", room.sellerId), buyer: try person("b", room.buyerId),
             lastMessage: lastMessageId == nil ? nil : try ChatLog.message(row: row, prefix: "m_", roomId: room.id))
     }
