@@ -1,9 +1,11 @@
 // The JSON API client: the bearer token lives in sessionStorage (this tab only, gone when it closes, never a cookie),
 // every call sends it, and a problem+json answer becomes an ApiError carrying the server's detail and field errors.
 
+import { language } from "./i18n.js";
+
 const tokenKey = "classtoday.token";
 
-/** An error answer of the API (RFC 9457 problem). */
+/** An error answer of the API (RFC 9457 problem): `status`, the `problem` document, a message for logs. */
 export class ApiError extends Error {
   constructor(status, problem) {
     const fields = (problem?.errors ?? []).map((e) => `${e.field} ${e.message}`).join("; ");
@@ -33,7 +35,7 @@ export async function api(path, { method = "GET", body, query } = {}) {
   for (const [key, value] of Object.entries(query ?? {})) {
     if (value !== undefined && value !== null && value !== "") url.searchParams.set(key, value);
   }
-  const headers = { Accept: "application/json" };
+  const headers = { Accept: "application/json", "Accept-Language": language() };
   if (session.token) headers.Authorization = `Bearer ${session.token}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -45,7 +47,19 @@ export async function api(path, { method = "GET", body, query } = {}) {
 
 /** Signs in; stores the token and returns the user. */
 export async function signIn(email, password) {
-  const { token, user } = await api("/v1/auth/login", { method: "POST", body: { email, password } });
+  return startSession(await api("/v1/auth/login", { method: "POST", body: { email, password } }));
+}
+
+/** Creates an account and signs in with it; throws ApiError with the API's field problems. */
+export async function signUp(email, password, nickname) {
+  return startSession(await api("/v1/auth/signup", { method: "POST", body: { email, password, nickname } }));
+}
+
+/**
+ * Keeps the session of a `{token, user}` answer (login, signup, a password reset) and returns its user.
+ * @param {{token: string, user: object}} answer
+ */
+export function startSession({ token, user }) {
   session.token = token;
   session.user = user;
   return user;

@@ -3,7 +3,9 @@
 // typing, and after a reconnect a sync of every room shown, so nothing is missed and nothing shown twice.
 
 import { api, session } from "./api.js";
-import { el, replace, notify, formatTime } from "./dom.js";
+import { el, replace, notify } from "./dom.js";
+import { t, formatTime, onLanguageChange } from "./i18n.js";
+import { problemSummary } from "./problems.js";
 import { ChatSocket } from "./socket.js";
 import { reportForm } from "./report.js";
 
@@ -27,6 +29,7 @@ export class Chat {
       this.send();
     });
     this.composer.text.addEventListener("input", () => this.sendTyping());
+    onLanguageChange(() => this.relabel());
   }
 
   /** Connects the socket and loads the rooms (after sign-in). */
@@ -37,8 +40,9 @@ export class Chat {
       onFrame: (frame) => this.receive(frame),
       onOpen: () => this.syncAll(),
       onState: (state, detail) => {
-        this.state.textContent = state === "live" ? "live" : `${state}${detail ? `: ${detail}` : ""}`;
         this.state.dataset.state = state;
+        this.state.dataset.detail = detail ?? "";
+        this.showState();
       },
     });
     await this.loadRooms();
@@ -66,7 +70,7 @@ export class Chat {
       this.rooms = fresh;
       this.renderRooms();
     } catch (error) {
-      notify(`Rooms: ${error.message}`, "error");
+      notify(t("error.rooms", { detail: problemSummary(error) }), "error");
     }
   }
 
@@ -76,14 +80,20 @@ export class Chat {
 
   renderRooms() {
     if (this.rooms.size === 0) {
-      replace(this.roomList, el("li", { className: "muted" }, "No rooms yet: open a class and chat with its writer."));
+      replace(this.roomList, el("li", { className: "muted" }, t("chat.noRooms")));
       return;
     }
-    replace(this.roomList, [...this.rooms.values()].map((room) => el("li", { className: room.id === this.openRoomId ? "selected" : "" },
-      el("button", { type: "button", className: "link", dataset: { roomId: room.id }, onclick: () => this.openRoom(room.id) },
-        el("strong", {}, room.class.name), " · ", this.counterpart(room).nickname),
-      room.unreadCount > 0 ? el("span", { className: "unread", title: "unread messages" }, String(room.unreadCount)) : null,
-      el("div", { className: "muted" }, room.lastMessage?.text ?? ""))));
+    replace(this.roomList, [...this.rooms.values()].map((room) => el("li", { className: room.id === this.openRoomId ? "room selected" : "room" },
+      el("button", { type: "button", className: "room-open", dataset: { roomId: room.id }, onclick: () => this.openRoom(room.id) },
+        room.class.imageVariants
+          ? el("img", { className: "thumb", src: room.class.imageVariants.thumb, alt: "", loading: "lazy", width: 48, height: 48 })
+          : el("span", { className: "thumb empty", "aria-hidden": "true" }),
+        el("span", { className: "result-text" },
+          el("span", { className: "result-title" }, el("strong", {}, room.class.name), " · ", this.counterpart(room).nickname),
+          el("span", { className: "result-meta last-message" }, room.lastMessage?.text ?? "")),
+        room.unreadCount > 0
+          ? el("span", { className: "unread" }, String(room.unreadCount), el("span", { className: "visually-hidden" }, ` ${t("chat.unread")}`))
+          : null))));
   }
 
   /** Opens (creating if needed) the room on a class with its writer, and shows it. */
@@ -93,7 +103,7 @@ export class Chat {
       this.rooms.set(room.id, room);
       await this.openRoom(room.id);
     } catch (error) {
-      notify(`Chat: ${error.message}`, "error");
+      notify(t("error.chat", { detail: problemSummary(error) }), "error");
     }
   }
 
@@ -106,7 +116,7 @@ export class Chat {
     this.otherReadSeq = 0;
     this.messageList.replaceChildren();
     this.typingLine.textContent = "";
-    replace(this.title, room.class.name, el("span", { className: "muted" }, ` with ${this.counterpart(room).nickname}`));
+    this.renderTitle(room);
     this.roomView.hidden = false;
     this.renderRooms();
     try {
@@ -117,7 +127,7 @@ export class Chat {
       this.socket?.send({ type: "sync", roomId, afterSeq: this.lastSeq.get(roomId) });
       this.markRead();
     } catch (error) {
-      notify(`Messages: ${error.message}`, "error");
+      notify(t("error.messages", { detail: problemSummary(error) }), "error");
     }
     this.composer.text.focus();
   }
@@ -134,10 +144,10 @@ export class Chat {
     const clientId = crypto.randomUUID();
     const sent = this.socket?.send({ type: "send", roomId: this.openRoomId, clientId, text });
     if (!sent) {
-      notify("Not connected: the message was not sent. Try again once the chat is live.", "error");
+      notify(t("chat.notConnected"), "error");
       return;
     }
-    const item = this.messageElement({ senderId: session.user.id, text, kind: "text" }, "sending…");
+    const item = this.messageElement({ senderId: session.user.id, text, kind: "text" }, "sending");
     item.classList.add("pending");
     this.pending.set(clientId, item);
     this.messageList.append(item);
@@ -175,13 +185,13 @@ export class Chat {
         return;
       case "typing":
         if (frame.roomId === this.openRoomId && frame.userId !== session.user.id && this.rooms.has(frame.roomId)) {
-          this.typingLine.textContent = `${this.counterpart(this.rooms.get(frame.roomId)).nickname} is typing…`;
+          this.typingLine.textContent = t("chat.typing", { name: this.counterpart(this.rooms.get(frame.roomId)).nickname });
           clearTimeout(this.typingTimer);
           this.typingTimer = setTimeout(() => { this.typingLine.textContent = ""; }, 3000);
         }
         return;
       case "removed": return this.markRemoved(frame);
-      case "error": return notify(`Chat: ${frame.message}`, "error");
+      case "error": return notify(t("error.chat", { detail: frame.message }), "error");
       default: return undefined;
     }
   }
@@ -248,10 +258,11 @@ export class Chat {
     const kind = message.kind === "system" ? "system" : mine ? "mine" : "theirs";
     const item = el("li", { className: `message ${kind}${message.removed ? " removed" : ""}`, dataset: { seq: message.seq ?? "" } },
       el("span", { className: "text" }, message.text ?? ""),
-      message.imageUrl ? el("img", { src: message.imageVariants?.card ?? message.imageUrl, alt: "image", className: "chat-image" }) : null,
-      el("span", { className: "meta" }, formatTime(message.sentAt), mine ? el("span", { className: "receipt" }, status ?? "sent") : null));
+      message.imageUrl ? el("img", { src: message.imageVariants?.card ?? message.imageUrl, alt: t("chat.image"), className: "chat-image" }) : null,
+      el("span", { className: "meta" }, el("time", { dateTime: message.sentAt ?? "" }, formatTime(message.sentAt)),
+        mine ? el("span", { className: "receipt", dataset: { status: status ?? "sent" } }, t(`receipt.${status ?? "sent"}`)) : null));
     if (kind === "theirs" && !message.removed) {
-      const report = el("button", { type: "button", className: "link report-message" }, "report");
+      const report = el("button", { type: "button", className: "link report-message", dataset: { action: "report-message" } }, t("chat.report"));
       report.addEventListener("click", () => report.replaceWith(reportForm("message", message.id)));
       item.querySelector(".meta").append(" ", report);
     }
@@ -261,7 +272,9 @@ export class Chat {
   refreshReceipts() {
     for (const [seq, item] of this.messages) {
       const receipt = item.querySelector(".receipt");
-      if (receipt) receipt.textContent = seq <= this.otherReadSeq ? "read" : "sent";
+      if (!receipt) continue;
+      receipt.dataset.status = seq <= this.otherReadSeq ? "read" : "sent";
+      receipt.textContent = t(`receipt.${receipt.dataset.status}`);
     }
   }
 
@@ -279,7 +292,30 @@ export class Chat {
         this.renderRooms();
       }
     } catch (error) {
-      notify(`Messages: ${error.message}`, "error");
+      notify(t("error.messages", { detail: problemSummary(error) }), "error");
     }
+  }
+
+  /** The connection's state line: live, connecting, or offline with why. */
+  showState() {
+    const { state, detail } = this.state.dataset;
+    const why = detail === "reconnecting" || detail === "closed" ? t(`chat.${detail}`) : detail;
+    this.state.textContent = t(`chat.state.${state}`) + (why ? `: ${why}` : "");
+  }
+
+  renderTitle(room) {
+    replace(this.title, room.class.name, el("span", { className: "muted" }, ` ${t("chat.with", { name: this.counterpart(room).nickname })}`));
+  }
+
+  /** After a change of language: the rooms, the open room's title, times, receipts and report buttons. */
+  relabel() {
+    if (!session.user) return;
+    if (this.state.dataset.state) this.showState();
+    this.renderRooms();
+    const room = this.rooms.get(this.openRoomId);
+    if (room) this.renderTitle(room);
+    for (const time of this.messageList.querySelectorAll("time")) time.textContent = formatTime(time.dateTime);
+    for (const receipt of this.messageList.querySelectorAll(".receipt")) receipt.textContent = t(`receipt.${receipt.dataset.status}`);
+    for (const button of this.messageList.querySelectorAll(".report-message")) button.textContent = t("chat.report");
   }
 }

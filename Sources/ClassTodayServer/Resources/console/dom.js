@@ -1,7 +1,14 @@
 // Small helpers for building the page. Data is only ever placed as text nodes, never parsed as markup, so a class
 // named <img src=x onerror=alert(1)> shows as those characters.
 
-/** Creates an element: `el("p", {className: "muted"}, "text", child)`. Strings become text nodes. */
+/**
+ * Creates an element: `el("p", {className: "muted"}, "text", child)`. Strings become text nodes; `on…` properties
+ * become listeners, `dataset` fills data attributes, other properties are set as DOM properties or attributes.
+ * @param {string} tag
+ * @param {Record<string, unknown>} [properties]
+ * @param {...(Node | string | number | null | undefined | false | Array)} children
+ * @returns {HTMLElement}
+ */
 export function el(tag, properties = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(properties)) {
@@ -30,7 +37,11 @@ export function replace(node, ...children) {
   return append(node, ...children);
 }
 
-/** Shows a short message in the notice bar; `kind` is "error" or "info". */
+/**
+ * Shows a short message in the notice bar (a live region, so screen readers read it); `kind` is "error" or "info".
+ * @param {string} text
+ * @param {"error" | "info"} [kind]
+ */
 export function notify(text, kind = "info") {
   const notice = document.getElementById("notice");
   notice.textContent = text;
@@ -40,30 +51,27 @@ export function notify(text, kind = "info") {
   notify.timer = setTimeout(() => { notice.hidden = true; }, kind === "error" ? 8000 : 4000);
 }
 
-/** "850 m" or "3.2 km". */
-export function formatDistance(meters) {
-  if (meters === undefined || meters === null) return "";
-  return meters < 1000 ? `${Math.round(meters)} m` : `${(meters / 1000).toFixed(1)} km`;
-}
-
-/** "20,000 KRW per hour", or "price on request". */
-export function formatPrice(price, unit) {
-  if (price === null || price === undefined) return "price on request";
-  const units = { perHour: "per hour", perProblem: "per problem", perClass: "per class" };
-  return `${price.toLocaleString("en-US")} KRW ${units[unit] ?? ""}`.trim();
-}
-
-/** "2 h 5 min", "45 s": an age in seconds for people. */
-export function formatAge(seconds) {
-  if (seconds < 60) return `${seconds} s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes} min`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 48) return `${hours} h ${minutes % 60} min`;
-  return `${Math.floor(hours / 24)} d ${hours % 24} h`;
-}
-
-/** A date in the viewer's locale, short. */
-export function formatTime(iso) {
-  return iso ? new Date(iso).toLocaleString() : "";
+/**
+ * Shows the API's field problems on a form: each `[data-field=NAME]` error line gets the message for its field and its
+ * input is marked invalid (and described by the line); fields without a problem are cleared. Returns the problems
+ * that no field of the form shows.
+ * @param {HTMLFormElement} form
+ * @param {Record<string, string>} messages field name to message
+ */
+export function showFieldErrors(form, messages) {
+  const unshown = { ...messages };
+  for (const line of form.querySelectorAll(".field-error[data-field]")) {
+    const field = line.dataset.field;
+    const input = form.elements.namedItem(field);
+    line.textContent = messages[field] ?? "";
+    line.hidden = !messages[field];
+    if (input instanceof HTMLElement) {
+      if (messages[field]) input.setAttribute("aria-invalid", "true");
+      else input.removeAttribute("aria-invalid");
+    }
+    delete unshown[field];
+  }
+  const firstInvalid = form.querySelector("[aria-invalid=true]");
+  if (firstInvalid) firstInvalid.focus();
+  return unshown;
 }

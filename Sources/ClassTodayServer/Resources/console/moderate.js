@@ -3,17 +3,19 @@
 // (dismiss, hide, remove, warn, suspend and their lifting), each with a required reason; and the audit log.
 
 import { api } from "./api.js";
-import { el, replace, notify, formatAge, formatTime, formatPrice } from "./dom.js";
+import { el, replace, notify } from "./dom.js";
+import { t, formatAge, formatTime, formatPrice, onLanguageChange } from "./i18n.js";
+import { problemSummary } from "./problems.js";
 
-/** One action button: its label, the API path for the case, and the target types it applies to. */
+/** One action button: its name (the table's `action.NAME` labels it), the API path for the case, and the cases it applies to. */
 const actions = [
-  { label: "Dismiss", path: (c) => `/v1/admin/reports/${c.report.id}/dismiss`, applies: () => true },
-  { label: "Hide class", path: (c) => `/v1/admin/classes/${c.report.targetId}/hide`, applies: (c) => c.report.targetType === "class" },
-  { label: "Unhide class", path: (c) => `/v1/admin/classes/${c.report.targetId}/unhide`, applies: (c) => c.report.targetType === "class" },
-  { label: "Remove message", path: (c) => `/v1/admin/messages/${c.report.targetId}/remove`, applies: (c) => c.report.targetType === "message" },
-  { label: "Warn user", path: (c) => `/v1/admin/users/${c.report.targetUserId}/warn`, applies: () => true },
-  { label: "Suspend user", path: (c) => `/v1/admin/users/${c.report.targetUserId}/suspend`, applies: () => true, until: true },
-  { label: "Lift suspension", path: (c) => `/v1/admin/users/${c.report.targetUserId}/unsuspend`, applies: () => true },
+  { name: "dismiss", path: (c) => `/v1/admin/reports/${c.report.id}/dismiss`, applies: () => true },
+  { name: "hideClass", path: (c) => `/v1/admin/classes/${c.report.targetId}/hide`, applies: (c) => c.report.targetType === "class" },
+  { name: "unhideClass", path: (c) => `/v1/admin/classes/${c.report.targetId}/unhide`, applies: (c) => c.report.targetType === "class" },
+  { name: "removeMessage", path: (c) => `/v1/admin/messages/${c.report.targetId}/remove`, applies: (c) => c.report.targetType === "message" },
+  { name: "warnUser", path: (c) => `/v1/admin/users/${c.report.targetUserId}/warn`, applies: () => true },
+  { name: "suspendUser", path: (c) => `/v1/admin/users/${c.report.targetUserId}/suspend`, applies: () => true, until: true },
+  { name: "unsuspendUser", path: (c) => `/v1/admin/users/${c.report.targetUserId}/unsuspend`, applies: () => true },
 ];
 
 /** The Moderate section. */
@@ -23,6 +25,9 @@ export class Moderate {
     this.caseView = document.getElementById("case");
     this.audit = document.querySelector("#audit tbody");
     document.getElementById("reload-queue").addEventListener("click", () => this.refresh());
+    onLanguageChange(() => {
+      if (!document.getElementById("moderate").hidden) this.refresh();
+    });
   }
 
   /** Reloads the queue and the audit log. */
@@ -35,19 +40,19 @@ export class Moderate {
       const page = await api("/v1/admin/reports", { query: { status: "open", limit: 100 } });
       this.cases = page.items;
       if (page.items.length === 0) {
-        replace(this.queue, el("li", { className: "muted" }, "No open reports."));
+        replace(this.queue, el("li", { className: "muted empty" }, t("moderate.empty")));
         this.caseView.hidden = true;
         return;
       }
       replace(this.queue, page.items.map((found) => el("li", { className: found.report.id === this.openId ? "selected" : "" },
         el("button", { type: "button", className: "link", dataset: { reportId: found.report.id }, onclick: () => this.showCase(found) },
           el("span", { className: `age${found.ageSeconds > 20 * 3600 ? " late" : ""}` }, formatAge(found.ageSeconds)), " ",
-          el("span", { className: "badge" }, found.report.targetType), " ", found.report.reason, " · ", summary(found)))));
+          el("span", { className: "badge" }, t(`target.${found.report.targetType}`)), " ", t(`reason.${found.report.reason}`), " · ", summary(found)))));
       const open = page.items.find((found) => found.report.id === this.openId);
       if (open) this.showCase(open);
       else this.caseView.hidden = true;
     } catch (error) {
-      notify(`Queue: ${error.message}`, "error");
+      notify(t("error.queue", { detail: problemSummary(error) }), "error");
     }
   }
 
@@ -55,11 +60,12 @@ export class Moderate {
     try {
       const page = await api("/v1/admin/audit", { query: { limit: 50 } });
       replace(this.audit, page.items.map((entry) => el("tr", {},
-        el("td", {}, formatTime(entry.createdAt)), el("td", { className: "action" }, entry.action),
-        el("td", {}, `${entry.targetType} ${entry.targetId}`), el("td", {}, entry.reason, entry.until ? ` (until ${formatTime(entry.until)})` : ""),
-        el("td", {}, entry.operatorId ?? "system"), el("td", {}, String(entry.resolvedReports)))));
+        el("td", {}, formatTime(entry.createdAt)), el("td", { className: "action", dataset: { action: entry.action } }, t(`action.${entry.action}`)),
+        el("td", {}, `${t(`target.${entry.targetType}`)} ${entry.targetId}`),
+        el("td", {}, entry.reason, entry.until ? ` (${t("moderate.until", { time: formatTime(entry.until) })})` : ""),
+        el("td", {}, entry.operatorId ?? t("audit.system")), el("td", {}, String(entry.resolvedReports)))));
     } catch (error) {
-      notify(`Audit log: ${error.message}`, "error");
+      notify(t("error.audit", { detail: problemSummary(error) }), "error");
     }
   }
 
@@ -67,19 +73,20 @@ export class Moderate {
   showCase(found) {
     this.openId = found.report.id;
     const report = found.report;
-    const form = el("form", { className: "moderation-actions" },
-      el("label", {}, "reason ", el("input", { name: "reason", required: true, maxLength: 1000, placeholder: "why (recorded in the audit log)" })),
-      el("label", {}, "suspend until ", el("input", { name: "until", type: "datetime-local" }), el("span", { className: "muted" }, " (empty: for good)")),
+    const form = el("form", { className: "moderation-actions stacked" },
+      el("label", {}, t("moderate.reason"), " ", el("input", { name: "reason", required: true, maxLength: 1000, placeholder: t("moderate.reasonHint") })),
+      el("label", {}, t("moderate.suspendUntil"), " ", el("input", { name: "until", type: "datetime-local" }),
+        el("span", { className: "muted" }, ` ${t("moderate.forGood")}`)),
       el("div", { className: "buttons" }, actions.filter((action) => action.applies(found)).map((action) =>
-        el("button", { type: "submit", value: action.label }, action.label))));
+        el("button", { type: "submit", value: action.name, dataset: { action: action.name } }, t(`action.${action.name}`)))));
     form.addEventListener("submit", (event) => {
       event.preventDefault();
-      const action = actions.find((candidate) => candidate.label === event.submitter?.value);
+      const action = actions.find((candidate) => candidate.name === event.submitter?.value);
       if (action) this.act(found, action, form);
     });
     replace(this.caseView,
-      el("h2", {}, `Report: ${report.targetType} for ${report.reason}`),
-      el("p", {}, `filed ${formatTime(report.createdAt)}, ${formatAge(found.ageSeconds)} ago by user ${report.reporterId}`),
+      el("h3", {}, t("moderate.caseTitle", { target: t(`target.${report.targetType}`), reason: t(`reason.${report.reason}`) })),
+      el("p", {}, t("moderate.filed", { time: formatTime(report.createdAt), age: formatAge(found.ageSeconds), reporter: report.reporterId })),
       report.detail ? el("blockquote", {}, report.detail) : null,
       this.context(found),
       form);
@@ -92,22 +99,23 @@ export class Moderate {
     if (found.class) {
       const item = found.class;
       parts.push(el("section", { className: "reported-class" },
-        el("h3", {}, item.name, item.hidden ? el("span", { className: "badge warn" }, "hidden") : null),
-        el("p", { className: "muted" }, `${item.type} · ${item.status} · ${formatPrice(item.price, item.priceUnit)} · ${item.keywordLocation ?? ""}`),
+        el("h4", {}, item.name, item.hidden ? el("span", { className: "badge warn" }, t("detail.hidden")) : null),
+        el("p", { className: "muted" }, [t(`type.${item.type}`), t(`status.${item.status}`), formatPrice(item.price, item.priceUnit), item.keywordLocation ?? ""].join(" · ")),
         el("p", { className: "description" }, item.description),
-        el("div", { className: "images" }, item.images.map((image) => el("img", { src: image.variants?.card ?? image.url, alt: item.name })))));
+        el("div", { className: "images" }, item.images.map((image, index) =>
+          el("img", { src: image.variants?.card ?? image.url, alt: t("detail.photo", { name: item.name, number: index + 1 }) })))));
     }
     if (found.targetUser) {
       const user = found.targetUser;
-      parts.push(el("p", {}, "answerable: ", el("strong", {}, user.nickname), ` (${user.id})`, user.description ? ` · ${user.description}` : ""));
+      parts.push(el("p", {}, `${t("moderate.answerable")} `, el("strong", {}, user.nickname), ` (${user.id})`, user.description ? ` · ${user.description}` : ""));
     }
     if (found.messages.length > 0) {
       parts.push(el("ol", { className: "messages context" }, found.messages.map((message) =>
         el("li", { className: `message ${message.id === found.report.targetId ? "reported" : ""}${message.removed ? " removed" : ""}` },
-          el("span", { className: "meta" }, `#${message.seq} ${message.senderId === found.report.targetUserId ? "reported user" : "other member"}`),
+          el("span", { className: "meta" }, `#${message.seq} ${t(message.senderId === found.report.targetUserId ? "moderate.reportedUser" : "moderate.otherMember")}`),
           " ", el("span", { className: "text" }, message.text ?? "")))));
     } else if (found.report.evidence) {
-      parts.push(el("blockquote", {}, "message as reported: ", found.report.evidence.text ?? ""));
+      parts.push(el("blockquote", {}, `${t("moderate.asReported")} `, found.report.evidence.text ?? ""));
     }
     return el("div", { className: "context" }, parts);
   }
@@ -115,7 +123,7 @@ export class Moderate {
   async act(found, action, form) {
     const reason = form.reason.value.trim();
     if (!reason) {
-      notify("Give a reason: it is recorded in the audit log.", "error");
+      notify(t("moderate.needReason"), "error");
       form.reason.focus();
       return;
     }
@@ -123,10 +131,10 @@ export class Moderate {
     if (action.until && form.until.value) body.until = new Date(form.until.value).toISOString();
     try {
       await api(action.path(found), { method: "POST", body });
-      notify(`${action.label}: done.`);
+      notify(t("moderate.done", { action: t(`action.${action.name}`) }));
       await this.refresh();
     } catch (error) {
-      notify(`${action.label}: ${error.message}`, "error");
+      notify(`${t(`action.${action.name}`)}: ${problemSummary(error)}`, "error");
     }
   }
 }
@@ -135,6 +143,6 @@ export class Moderate {
 function summary(found) {
   if (found.class) return found.class.name;
   const message = found.messages.find((m) => m.id === found.report.targetId) ?? found.report.evidence;
-  if (message) return message.text ?? "(image)";
+  if (message) return message.text ?? t("chat.image");
   return found.targetUser?.nickname ?? found.report.targetId;
 }

@@ -1,7 +1,10 @@
 // The chat WebSocket: connects with the session's token, reconnects with growing delays when the connection drops
 // (a server restart, a network change), and tells its owner each time it is open again so that it can sync.
 
-/** A reconnecting chat socket. `onFrame(frame)` gets every server frame; `onState(state)` "connecting" | "live" | "offline". */
+/**
+ * A reconnecting chat socket. `onFrame(frame)` gets every server frame; `onState(state, detail)` "connecting", "live" or
+ * "offline" with "reconnecting", "closed" or the server's reason for closing.
+ */
 export class ChatSocket {
   constructor({ token, onFrame, onOpen, onState }) {
     this.token = token;
@@ -40,10 +43,10 @@ export class ChatSocket {
       if (this.stopped) return;
       // 1008: the account was suspended or deleted, or the token revoked; reconnecting would not help.
       if (event.code === 1008) {
-        this.onState("offline", event.reason || "closed by the server");
+        this.onState("offline", event.reason || "closed");
         return;
       }
-      this.onState("offline", "reconnecting…");
+      this.onState("offline", "reconnecting");
       setTimeout(() => this.connect(), this.retryDelay);
       this.retryDelay = Math.min(this.retryDelay * 2, 8000);
     });
