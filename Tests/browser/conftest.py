@@ -1,24 +1,30 @@
 """Fixtures of the console's browser test: the real classtoday binary on a free loopback port over a temporary data
-folder, a small JSON client for setting up data through the API, and Debian's Chromium driven by Playwright.
+folder, a stand-in tile server on loopback that the console's street map draws from, a small JSON client for setting up
+data through the API, Debian's Chromium driven by Playwright (in Korean or English, at a phone's or a desktop's size),
+and axe-core (from axe-playwright-python) to check each page's accessibility.
 
 Started by scripts/browser-test, which sets CLASSTODAY_BINARY, CHROMIUM and SCREENSHOT_DIR.
 """
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
 import struct
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
 import zlib
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,16 +44,18 @@ class ApiError(Exception):
 
 
 class Server:
-    """The real server, started and stopped as a process; restartable on the same port and data folder."""
+    """The real server, started and stopped as a process; restartable on the same port and data folder. `tile_url` is
+    its `console.tileUrl` (empty: the plain map)."""
 
-    def __init__(self):
+    def __init__(self, tile_url):
         self.work = Path(tempfile.mkdtemp(prefix="classtoday-browser-"))
         self.data = self.work / "data"
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]
         self.base = f"http://127.0.0.1:{self.port}"
-        self.env = dict(os.environ, CLASSTODAY_BCRYPT_COST="4", CLASSTODAY_AUTH_RATE_LIMIT="0", CLASSTODAY_LOG_LEVEL="warning")
+        self.env = dict(os.environ, CLASSTODAY_BCRYPT_COST="4", CLASSTODAY_AUTH_RATE_LIMIT="0", CLASSTODAY_LOG_LEVEL="warning",
+                        CLASSTODAY_CONSOLE_TILE_URL=tile_url)
         self.process = None
         self.log = open(self.work / "server.log", "ab")
 
@@ -96,6 +104,10 @@ class Server:
         subprocess.run([BINARY, "admin", "grant", email, *self.common_flags()], env=self.env, check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=60)
 
+    def has_route(self, path):
+        """Whether the server's OpenAPI document has `path` (routes other branches add appear here once merged)."""
+        return path in self.api("GET", "/openapi.json")["paths"]
+
     def api(self, method, path, body=None, token=None, raw=None, content_type=None):
         headers = {}
         data = None
@@ -137,7 +149,73 @@ def png(width, height, rgb):
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
 
 
+def tile_png(z, x, y):
+    """A 256 x 256 stand-in map tile: a pale ground with "streets" every 64 px, placed by the tile's column and row so
+    that neighbouring tiles differ and a pan shows."""
+    ground, street, edge = (236, 232, 223), (255, 255, 255), (200, 196, 186)
+    offset = (x * 17 + y * 29 + z * 7) % 64
+    rows = []
+    for row in range(256):
+        if row % 64 == offset:
+            line = bytes(street) * 256
+        else:
+            line = b"".join(bytes(street if column % 64 == offset else edge if column % 128 == 0 else ground) for column in range(256))
+        rows.append(b"\x00" + line)
+    def chunk(kind, payload):
+        return struct.pack(">I", len(payload)) + kind + payload + struct.pack(">I", zlib.crc32(kind + payload))
+    header = struct.pack(">IIBBBBB", 256, 256, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"".join(rows))) + chunk(b"IEND", b"")
+
+
+class TileServer:
+    """A stand-in for OpenStreetMap's tile server on a free loopback port: `/{z}/{x}/{y}.png` answers a PNG tile, and
+    every request is recorded with its Referer, so that a test can tell what the console asked for and what it sent."""
+
+    def __init__(self):
+        self.requests = []
+        self.lock = threading.Lock()
+        tiles = {}
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):
+                match = re.fullmatch(r"/(\d+)/(\d+)/(\d+)\.png", self.path)
+                with owner.lock:
+                    owner.requests.append({"path": self.path, "referer": self.headers.get("Referer")})
+                if not match:
+                    self.send_error(404)
+                    return
+                key = tuple(int(part) for part in match.groups())
+                if key not in tiles:
+                    tiles[key] = tile_png(*key)
+                body = tiles[key]
+                self.send_response(200)
+                self.send_header("Content-Type", "image/png")
+                self.send_header("Content-Length", str(len(body)))
+                self.send_header("Cache-Control", "max-age=3600")
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *arguments):
+                pass
+
+        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.origin = f"http://127.0.0.1:{self.http.server_address[1]}"
+        self.template = self.origin + "/{z}/{x}/{y}.png"
+        self.thread = threading.Thread(target=self.http.serve_forever, daemon=True)
+        self.thread.start()
+
+    def seen(self):
+        with self.lock:
+            return list(self.requests)
+
+    def close(self):
+        self.http.shutdown()
+        self.http.server_close()
+
+
 SILLIM = (37.4842, 126.9297)
+CITY_HALL = (37.5663, 126.9779)
 XSS_NAME = "<img src=x onerror=alert(1)>"
 
 
@@ -152,8 +230,16 @@ def new_class(server, owner, name, lat, lon, **fields):
 
 
 @pytest.fixture(scope="session")
-def server():
-    started = Server()
+def tiles():
+    stand_in = TileServer()
+    yield stand_in
+    stand_in.close()
+
+
+@pytest.fixture(scope="session")
+def server(tiles):
+    """The server every test uses, its street map drawn from the stand-in tile server."""
+    started = Server(tiles.template)
     started.start()
     yield started
     started.close()
@@ -162,7 +248,8 @@ def server():
 @pytest.fixture(scope="session")
 def world(server):
     """The people and classes every test uses: a teacher with classes around Sillim station (one with an image, one
-    named like an XSS attack, one far away in Busan), a student, and an operator."""
+    named like an XSS attack, one far away in Busan) and around Seoul City Hall (three about 50 m apart, whose markers
+    overlap until the map is zoomed in, and three about 2 km away), a student, and an operator."""
     teacher = server.signup("teacher@example.com", "기타선생")
     student = server.signup("student@example.com", "학생")
     operator = server.signup("operator@example.com", "운영자")
@@ -178,6 +265,11 @@ def world(server):
                          description="<script>alert(2)</script> <b>bold?</b>"),
         "busan": new_class(server, teacher, "해운대 서핑 강습", 35.1587, 129.1604, keywordLocation="해운대구"),
     }
+    lat, lon = CITY_HALL
+    for key, name, north, east in [("coding", "시청 코딩 스터디", 0.0003, 0.0002), ("english", "시청 영어 회화", 0.0006, 0.0005),
+                                   ("photo", "시청 사진 교실", 0.0001, 0.0007), ("painting", "서소문 수채화", -0.012, -0.016),
+                                   ("baduk", "광화문 바둑", 0.02, 0.002), ("pilates", "을지로 필라테스", -0.005, 0.025)]:
+        classes[key] = new_class(server, teacher, name, lat + north, lon + east, keywordLocation="중구")
     return {"teacher": teacher, "student": student, "operator": operator, "classes": classes, "image": image}
 
 
@@ -190,11 +282,33 @@ def browser():
         launched.close()
 
 
-class ConsolePage:
-    """One browser context on the console, recording dialogs and console errors (a CSP violation is one)."""
+CONSOLE_FILES = ROOT / "Sources/ClassTodayServer/Resources/console"
+LOCALES = {"ko": "ko-KR", "en": "en-US"}
+DESKTOP = {"viewport": {"width": 1280, "height": 900}}
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+AXE = Axe()
+AXE_CHECKS = []
 
-    def __init__(self, browser, server):
-        self.context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ko-KR")
+
+def strings(language):
+    """The console's string table for `language` (i18n-ko.js or i18n-en.js), read as the page reads it."""
+    text = (CONSOLE_FILES / f"i18n-{language}.js").read_text()
+    return {key: json.loads(f'"{value}"') for key, value in re.findall(r'^\s*"([^"]+)": "((?:[^"\\]|\\.)*)",?$', text, re.M)}
+
+
+def say(language, key, **params):
+    """The console's string `key` in `language` with its placeholders filled, as i18n.js's t() writes it."""
+    return re.sub(r"\{(\w+)\}", lambda m: str(params.get(m.group(1), m.group(0))), strings(language)[key])
+
+
+class ConsolePage:
+    """One browser context on the console, in `language` (the browser's locale; the console starts in it) at a
+    desktop's or, `phone`, a 390 x 844 phone's size, recording dialogs and console errors (a CSP violation is one)."""
+
+    def __init__(self, browser, server, language="ko", phone=False, hash=""):
+        self.language = language
+        self.phone = phone
+        self.context = browser.new_context(locale=LOCALES[language], **(PHONE if phone else DESKTOP))
         self.page = self.context.new_page()
         self.page.set_default_timeout(10_000)
         self.dialogs = []
@@ -202,8 +316,8 @@ class ConsolePage:
         self.page.on("dialog", self._dialog)
         self.page.on("console", self._console)
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
-        self.page.goto(f"{server.base}/console")
-        self.page.wait_for_selector("#result-count:not(:empty)")
+        self.page.goto(f"{server.base}/console{hash}")
+        self.page.wait_for_selector("#result-count:not(:empty)", state="attached")
 
     def _console(self, message):
         if message.type != "error":
@@ -217,10 +331,17 @@ class ConsolePage:
         self.dialogs.append(dialog.message)
         dialog.dismiss()
 
+    def say(self, key, **params):
+        """The page's string `key` in this page's language."""
+        return say(self.language, key, **params)
+
     def sign_in(self, user):
+        """Signs in through the header's link and the labelled sign-in form."""
         page = self.page
-        page.fill("#sign-in input[name=email]", user["email"])
-        page.fill("#sign-in input[name=password]", PASSWORD)
+        page.click("#signed-out [data-tab=sign-in]")
+        form = page.locator("#sign-in")
+        form.get_by_label(self.say("field.email")).fill(user["email"])
+        form.get_by_label(self.say("field.password"), exact=True).fill(PASSWORD)
         page.click("#sign-in button[type=submit]")
         page.wait_for_selector(f"#who:text-is('{user['nickname']}')")
         page.wait_for_selector("#chat-state[data-state=live]", state="attached")
@@ -230,28 +351,57 @@ class ConsolePage:
         self.page.fill("#search input[name=q]", keyword)
         self.page.click("#search button[type=submit]")
 
+    def open_filters(self):
+        """Unfolds the filters (folded away on a phone)."""
+        if not self.page.locator("#filters").evaluate("details => details.open"):
+            self.page.click("#filters summary")
+
     def open_class(self, keyword, name):
         """Finds a class by keyword and opens its detail."""
         self.search(keyword)
         self.page.click(f"#results button:has-text('{name}')")
-        self.page.locator("#class-detail h2").filter(has_text=name).wait_for()
+        self.page.locator("#class-detail h3").filter(has_text=name).wait_for()
 
-    def screenshot(self, name):
+    def go(self, hash):
+        """Shows the page the hash names (#sign-up, #chat, ...)."""
+        self.page.evaluate(f"location.hash = {json.dumps(hash)}")
+
+    def screenshot(self, name, full_page=True):
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        self.page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+        self.page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=full_page)
+
+    def audit(self, label):
+        """Runs axe-core on the page as it is now and fails on any serious or critical violation."""
+        results = AXE.run(self.page)
+        violations = results.response["violations"]
+        AXE_CHECKS.append((f"{label} ({self.language}, {'phone' if self.phone else 'desktop'})", violations))
+        severe = [v for v in violations if v["impact"] in ("serious", "critical")]
+        assert severe == [], f"axe on {label}: " + "; ".join(
+            f"{v['id']} ({v['impact']}): {[node['target'] for node in v['nodes']][:5]}" for v in severe)
 
     def close(self):
         self.context.close()
 
 
+def pytest_terminal_summary(terminalreporter):
+    """A line per page axe checked, with the rules of any minor or moderate findings (serious ones fail the test)."""
+    if not AXE_CHECKS:
+        return
+    terminalreporter.section("axe-core")
+    for label, violations in AXE_CHECKS:
+        found = ", ".join(f"{v['id']} ({v['impact']})" for v in violations) or "no violations"
+        terminalreporter.write_line(f"{label}: {found}")
+
+
 @pytest.fixture
 def open_console(browser, server):
-    """Opens console pages in fresh browser contexts (separate session storage: separate users), signed in as `user`
-    when given, and closes them after the test, failing it if any page fired a dialog or logged an error."""
+    """Opens console pages in fresh browser contexts (separate session storage: separate users), in `language` at a
+    desktop's or a phone's size, signed in as `user` when given, and closes them after the test, failing it if any page
+    fired a dialog or logged an error."""
     pages = []
 
-    def opener(user=None):
-        console = ConsolePage(browser, server)
+    def opener(user=None, language="ko", phone=False, hash="", on=None):
+        console = ConsolePage(browser, on or server, language=language, phone=phone, hash=hash)
         pages.append(console)
         if user:
             console.sign_in(user)
