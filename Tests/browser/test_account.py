@@ -108,6 +108,60 @@ def test_the_recovery_pages_are_labelled_and_accessible(open_console, language):
     console.screenshot(f"14-forgot-password-{language}")
 
 
+def test_the_recovery_pages_send_the_documented_requests_and_show_the_answers(open_console, world):
+    """Against the documented answers, played by the browser itself (page.route), so that the pages are tested while
+    the server lacks the routes: the bodies each page sends, and what it shows for 202, 200, 204 and a bad code."""
+    console = open_console(language="en")
+    page = console.page
+    sent = []
+    session = {"token": world["student"]["token"], "user": {"id": world["student"]["id"], "nickname": "학생"}}
+    answers = {
+        "/v1/auth/password-reset": (202, None),
+        "/v1/auth/password-reset/confirm": (200, session),
+        "/v1/auth/verify-email": (204, None),
+    }
+    bad_code = {"type": "https://classtoday.app/problems/bad-request", "title": "Bad Request", "status": 400,
+                "detail": "the code is unknown, used or expired", "errors": [{"field": "token", "message": "is unknown, used or expired"}]}
+
+    def answer(route):
+        request = route.request
+        path = request.url.split(console.page.url.split("/console")[0])[1]
+        body = request.post_data_json
+        sent.append((path, body, request.headers.get("accept-language")))
+        status, json_body = (400, bad_code) if body.get("token") == "used-code" else answers[path]
+        route.fulfill(status=status, json=json_body,
+                      content_type="application/problem+json" if status == 400 else "application/json")
+
+    for path in answers:
+        page.route(f"**{path}", answer)
+
+    console.go("#forgot-password")
+    page.locator("#forgot-password-form").get_by_label("Email").fill("  someone@example.com ")
+    page.click("#forgot-password-form button[type=submit]")
+    expect(page.locator("#forgot-password-form .form-status")).to_have_text(console.say("forgot.sent"))
+
+    console.go("#reset-password?token=used-code")
+    expect(page.locator("#reset-token")).to_have_value("used-code")
+    page.locator("#reset-password-form").get_by_label("New password").fill("a brand new password")
+    page.click("#reset-password-form button[type=submit]")
+    expect(field_error(page, "reset-password-form", "token")).to_have_text(console.say("problem.token"))
+    page.fill("#reset-token", "fresh-code")
+    page.click("#reset-password-form button[type=submit]")
+    page.wait_for_selector("#who:text-is('학생')")
+    expect(page.locator("#notice")).to_have_text(console.say("reset.done"))
+
+    console.go("#verify-email?token=mailed-code")
+    expect(page.locator("#verify-email-form .form-status")).to_have_text(console.say("verify.done"))
+
+    assert sent == [
+        ("/v1/auth/password-reset", {"email": "someone@example.com"}, "en"),
+        ("/v1/auth/password-reset/confirm", {"token": "used-code", "newPassword": "a brand new password"}, "en"),
+        ("/v1/auth/password-reset/confirm", {"token": "fresh-code", "newPassword": "a brand new password"}, "en"),
+        ("/v1/auth/verify-email", {"token": "mailed-code"}, "en"),
+    ]
+    console.errors = [e for e in console.errors if "400" not in e]
+
+
 def test_forgot_password_mails_a_code_that_sets_a_new_password(open_console, server, world):
     needs(server, "/v1/auth/password-reset")
     user = server.signup(fresh_email(), "잊은이")

@@ -94,12 +94,12 @@ export class Account {
       startSession(answer);
       form.reset();
       await this.signedIn(t("reset.done"));
-    });
+    }, { 400: ["token", "problem.token"] });
 
     handleSubmit(verify, async (form) => {
       await api("/v1/auth/verify-email", { method: "POST", body: { token: form.token.value.trim() } });
       setStatus(form, t("verify.done"));
-    }, { 409: ["token", "problem.emailTakenMeanwhile"] });
+    }, { 400: ["token", "problem.token"], 409: ["token", "problem.emailTakenMeanwhile"] });
   }
 
   /**
