@@ -102,4 +102,40 @@ struct OperationsTests {
         #expect(Set(operationIds).count == operationIds.count, "operationIds repeat")
         #expect(Set(linkTargets).subtracting(operationIds).sorted() == [], "links name operations that do not exist")
     }
+
+    /// swift-openapi-generator has no null schema: a `{"type": "null"}` schema, alone or as an `anyOf`/`oneOf`
+    /// alternative, is skipped with a warning and its property disappears from the app's Swift client. A nullable
+    /// value is written `"type": [T, "null"]` (an enum also lists `null`), an always-null one `"enum": [null]`.
+    @Test("no schema in the OpenAPI document is a null type alone, which the app's Swift client generator skips")
+    func openAPIHasNoNullSchemas() throws {
+        let nullSchemas = try Self.documentObjects().filter { _, object in
+            object["type"] as? String == "null" || (object["type"] as? [String]) == ["null"]
+        }
+        #expect(nullSchemas.map { $0.path }.sorted() == [], "null schemas: write a nullable type instead")
+    }
+
+    /// The generator reads either `properties` or `oneOf`/`anyOf` at one level of a schema, not both: properties
+    /// beside alternatives go in an `allOf` with them.
+    @Test("no schema in the OpenAPI document has properties beside oneOf or anyOf alternatives")
+    func openAPIHasNoPropertiesBesideAlternatives() throws {
+        let mixed = try Self.documentObjects().filter { _, object in
+            object["properties"] != nil && (object["oneOf"] != nil || object["anyOf"] != nil)
+        }
+        #expect(mixed.map { $0.path }.sorted() == [], "move the properties into an allOf with the alternatives")
+    }
+
+    /// Every JSON object in the OpenAPI document, with its JSON pointer.
+    private static func documentObjects() throws -> [(path: String, object: [String: Any])] {
+        var objects: [(path: String, object: [String: Any])] = []
+        func visit(_ value: Any, at path: String) {
+            if let object = value as? [String: Any] {
+                objects.append((path, object))
+                for (key, child) in object { visit(child, at: "\(path)/\(key)") }
+            } else if let array = value as? [Any] {
+                for (index, child) in array.enumerated() { visit(child, at: "\(path)/\(index)") }
+            }
+        }
+        visit(try JSONSerialization.jsonObject(with: OpenAPIDocument.bytes()), at: "#")
+        return objects
+    }
 }
