@@ -275,6 +275,22 @@ public enum TestImages {
         return file
     }
 
+    /// ``png(width:height:)`` with `chunks` (each from ``pngChunk(_:_:)``: an `eXIf`, text chunks...) between its
+    /// IHDR and IDAT chunks, and `trailer` after IEND.
+    public static func png(width: Int = 8, height: Int = 6, inserting chunks: [[UInt8]], trailer: [UInt8] = []) -> [UInt8] {
+        let plain = png(width: width, height: height)
+        let afterHeader = ImageInspector.PNG.signature.count + 25
+        return Array(plain[..<afterHeader]) + chunks.joined() + plain[afterHeader...] + trailer
+    }
+
+    /// ``webpExtended(width:height:)`` with `metadata` chunks (`EXIF`, `XMP `, `ICCP`) after its image chunk and their
+    /// flags set in its `VP8X` header.
+    public static func webpExtended(width: Int = 8, height: Int = 6, metadata: [(String, [UInt8])]) -> [UInt8] {
+        let flags: [String: UInt8] = ["ICCP": 0x20, "EXIF": 0x08, "XMP ": 0x04]
+        let header: [UInt8] = [metadata.reduce(0x10) { $0 | (flags[$1.0] ?? 0) }, 0, 0, 0] + le24(width - 1) + le24(height - 1)
+        return riffWebP([("VP8X", header), ("VP8L", vp8lPayload(width: width, height: height, alpha: true))] + metadata)
+    }
+
     /// A PNG chunk: length, type, data, CRC-32 of type and data.
     public static func pngChunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
         let body = Array(type.utf8) + data

@@ -98,16 +98,6 @@ extension JPEGLocationScrubber {
         static let mpf: [UInt8] = Array("MPF\0".utf8)
     }
 
-    /// What to do with one marker segment.
-    enum SegmentAction: Equatable {
-        /// Copy the segment unchanged.
-        case keep
-        /// Leave the segment out.
-        case drop
-        /// Copy the marker and length, then this payload (always of the original length).
-        case replace([UInt8])
-    }
-
     /// Outcome of scrubbing one TIFF structure.
     enum TIFFScrub: Equatable {
         /// No GPS pointer: leave the segment alone.
@@ -119,22 +109,28 @@ extension JPEGLocationScrubber {
     }
 
     /// Decides the fate of the segment with `marker` and `payload`.
-    static func action(marker: UInt8, payload: ArraySlice<UInt8>) -> SegmentAction {
+    static func action(marker: UInt8, payload: ArraySlice<UInt8>) -> MetadataEdit {
         switch marker {
         case ImageInspector.JPEG.app1:
-            if payload.starts(with: SegmentPrefix.exif) {
-                guard payload.count >= 6 else { return .drop }
-                switch scrubbedTIFF(Array(payload.dropFirst(6))) {
-                case .unchanged: return .keep
-                case .malformed: return .drop
-                case let .scrubbed(tiff): return .replace(Array(payload.prefix(6)) + tiff)
-                }
-            }
+            if payload.starts(with: SegmentPrefix.exif) { return locationEdit(ofEXIF: payload) }
             return isXMP(payload) ? .drop : .keep
         case ImageInspector.JPEG.app2:
             return payload.starts(with: SegmentPrefix.mpf) ? .drop : .keep
         default:
             return .keep
+        }
+    }
+
+    /// What becomes of an EXIF block (JPEG's APP1 segment, PNG's `eXIf` chunk, WebP's `EXIF` chunk): `payload` is a
+    /// TIFF structure, after a 6-byte header when it starts with `Exif`. Kept when it has no GPS pointer, given its GPS
+    /// data zeroed (same length) when it can be located safely, dropped otherwise.
+    static func locationEdit(ofEXIF payload: ArraySlice<UInt8>) -> MetadataEdit {
+        let headerLength = payload.starts(with: SegmentPrefix.exif) ? 6 : 0
+        guard payload.count >= headerLength else { return .drop }
+        switch scrubbedTIFF(Array(payload.dropFirst(headerLength))) {
+        case .unchanged: return .keep
+        case .malformed: return .drop
+        case let .scrubbed(tiff): return .replace(Array(payload.prefix(headerLength)) + tiff)
         }
     }
 

@@ -109,6 +109,38 @@ struct ImagesTests {
         }
     }
 
+    /// A PNG or WebP (by `format`) whose EXIF carries GPS, with an XMP packet naming a place.
+    static func locatedOriginal(_ format: String) -> [UInt8] {
+        let xmp = Array(TestImages.xmpPacket.utf8)
+        if format == "png" {
+            return TestImages.png(inserting: [
+                TestImages.pngChunk("eXIf", TestImages.exifTIFF(width: 8, height: 6, withGPS: true, orientation: 6, byteOrder: .littleEndian)),
+                TestImages.pngChunk("iTXt", Array("XML:com.adobe.xmp\0\0\0\0\0".utf8) + xmp),
+            ])
+        }
+        return TestImages.webpExtended(metadata: [
+            ("EXIF", TestImages.exifTIFF(width: 8, height: 6, withGPS: true, orientation: 6, byteOrder: .bigEndian)), ("XMP ", xmp),
+        ])
+    }
+
+    @Test("GPS and XMP are removed from PNG and WebP originals too; other EXIF survives", arguments: ["png", "webp"])
+    func gpsRemovedFromPNGAndWebP(format: String) async throws {
+        let original = Self.locatedOriginal(format), contentType = "image/\(format)"
+        try await TestServer.withRouter { client in
+            let (token, _) = try await client.signup()
+            let latitudes = [TestImages.latitudeBytes(.littleEndian), TestImages.latitudeBytes(.bigEndian)]
+            #expect(latitudes.contains { original.firstRange(of: $0) != nil })
+            let json = try await client.upload(original, contentType: contentType, token: token).jsonObject()
+            let stored = try await client.send(.get, try #require(json["url"] as? String))
+            #expect(stored.headers[.contentType] == contentType)
+            let bytes = Array(stored.body.readableBytesView)
+            #expect(!latitudes.contains { bytes.firstRange(of: $0) != nil }, "GPS latitude gone")
+            #expect(bytes.firstRange(of: Array("GPSLatitude".utf8)) == nil, "XMP gone")
+            #expect(bytes.firstRange(of: Array(TestImages.make.utf8)) != nil, "Make survives")
+            #expect(ImageInspector.inspect(bytes) == ImageInspector.inspect(original))
+        }
+    }
+
     @Test("downloads carry a strong ETag and immutable caching; If-None-Match answers 304; HEAD works")
     func caching() async throws {
         try await TestServer.withRouter { client in

@@ -34,7 +34,7 @@ struct ImagesController {
         let images = self.images
         let prepared: (info: ImageInfo, blob: PreparedBlob)? = try await NIOThreadPool.singleton.runIfActive {
             guard let info = ImageInspector.inspect(bytes) else { return nil }
-            let stored = info.format == .jpeg ? JPEGLocationScrubber.removingLocation(from: bytes) : bytes
+            let stored = ImageLocationScrubber.removingLocation(from: bytes, format: info.format)
             guard let storedInfo = ImageInspector.inspect(stored) else { return nil }
             return (storedInfo, try images.prepare(stored))
         }
