@@ -35,13 +35,15 @@ static inline int ct_vips_has_profile(VipsImage *image) {
 }
 
 /// Shrinks the image file at `path` to fit `width` x `height` (never enlarging), shrinking on load where the format
-/// allows it and applying the EXIF orientation. With `to_srgb` (for images with an embedded profile) the pixels are
+/// allows it and applying the EXIF orientation. Decoding stops with an error at a truncated or damaged file
+/// (`fail_on` truncated) rather than filling the rest with grey. With `to_srgb` (for images with an embedded profile) the pixels are
 /// transformed from that profile to sRGB; images without one are taken to be sRGB already.
 static inline int ct_vips_thumbnail(const char *path, VipsImage **out, int width, int height, int to_srgb) {
     if (to_srgb) {
-        return vips_thumbnail(path, out, width, "height", height, "size", VIPS_SIZE_DOWN, "export_profile", "srgb", NULL);
+        return vips_thumbnail(path, out, width, "height", height, "size", VIPS_SIZE_DOWN,
+                              "fail_on", VIPS_FAIL_ON_TRUNCATED, "export_profile", "srgb", NULL);
     }
-    return vips_thumbnail(path, out, width, "height", height, "size", VIPS_SIZE_DOWN, NULL);
+    return vips_thumbnail(path, out, width, "height", height, "size", VIPS_SIZE_DOWN, "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
 }
 
 /// A copy of the image without any metadata item (EXIF, XMP, IPTC, ICC profile, orientation...), so that nothing

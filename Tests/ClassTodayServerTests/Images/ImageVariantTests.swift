@@ -186,6 +186,27 @@ struct ImageVariantTests {
         }
     }
 
+    @Test("a truncated photo's variants are a 422, never a grey-padded render, and nothing is kept or cached", arguments: [
+        "jpeg", "png",
+    ])
+    func truncated(format: String) async throws {
+        let whole = try RealImages.photo(width: 800, height: 600, format: format)
+        let cut = Array(whole.prefix(whole.count * 4 / 10))
+        try await TestServer.withRouter { client in
+            let (token, _) = try await client.signup()
+            let id = try await Self.upload(client, cut, token: token)
+            for _ in 0..<2 {
+                let response = try await client.send(.get, "/v1/images/\(id)/card")
+                #expect(response.status == .unprocessableContent)
+                #expect(response.headers[.cacheControl] == nil)
+                #expect(response.headers[.eTag] == nil)
+                _ = try response.problem()
+            }
+            let fine = try await Self.upload(client, whole, token: token)
+            #expect(try await client.send(.get, "/v1/images/\(fine)/card").status == .ok)
+        }
+    }
+
     @Test("identical uploads share their variants; deleting the last record removes original and variants")
     func sharedAndRemoved() async throws {
         let photo = try RealImages.photo(width: 90, height: 60)
