@@ -44,10 +44,10 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .systemLibrary(name: "CMalloc"),
-        .systemLibrary(
+        // libvips, bound at run time with dlopen: no headers or pkg-config at build time (see Sources/CVips).
+        .target(
             name: "CVips",
-            pkgConfig: "vips",
-            providers: [.apt(["libvips-dev"])]
+            linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]
         ),
         .target(
             name: "ClassTodayServer",
@@ -122,6 +122,7 @@ let package = Package(
                 "ClassTodayServer",
                 "ClassTodaySeed",
                 "CVips",
+                "CMalloc",
                 "ClassTodayPushFakes",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,4 +1,4 @@
-import CVips
+import CMalloc
 import Foundation
 
 /// Runs another program and reports what it cost: its wall time and peak resident memory.
@@ -65,7 +65,7 @@ enum ResidentMemory {
     /// `/proc/self/clear_refs`); false where the kernel refuses.
     @discardableResult
     static func resetPeak() -> Bool {
-        ct_release_free_memory()
+        malloc_trim(0)
         return (try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)) != nil
     }
 

@@ -2,6 +2,7 @@ import CVips
 import ClassTodayCore
 import ClassTodayServer
 import Foundation
+import Logging
 
 /// `classtoday-bench images`: thumbnails of phone-sized JPEGs made by the server's libvips pipeline, side by side with
 /// `vipsthumbnail` (libvips' own command) and ImageMagick's `convert -thumbnail` on the same files in one run, with
@@ -38,8 +39,12 @@ public struct ImageBenchmark: Sendable {
     /// The renderer under test, with the server's default limits.
     private let renderer = VipsImageRenderer(maxPixels: AppConfiguration().maxImagePixels)
 
-    /// Runs the benchmark and returns the report's lines.
-    public func run(progress: @escaping @Sendable (Int, Int) -> Void) async throws -> [String] {
+    /// Runs the benchmark with libvips loaded from `vipsLibrary` and returns the report's lines.
+    public func run(vipsLibrary: String, progress: @escaping @Sendable (Int, Int) -> Void) async throws -> [String] {
+        let availability = VipsLibrary.load(path: vipsLibrary, logger: Logger(label: "classtoday.bench.images"))
+        guard case .available(let version) = availability else {
+            throw VipsImageRenderer.Failure.undecodable("libvips cannot be loaded from \(vipsLibrary): \(availability)")
+        }
         let files = try generate(progress: progress)
         let sizes = files.compactMap { (try? FileManager.default.attributesOfItem(atPath: $0)[.size]) as? Int }.map(Double.init)
         let output = (folder as NSString).appendingPathComponent("out")
@@ -49,7 +54,7 @@ public struct ImageBenchmark: Sendable {
         var lines = [
             "images: \(files.count) JPEGs of \(options.width) x \(options.height) (every other one with EXIF orientation 6), "
                 + "median \(String(format: "%.1f", median(sizes) / 1_048_576)) MiB, in \(folder)",
-            "(one run; the machine may be shared, so compare the ratios and medians rather than single numbers)",
+            "(one run; the machine may be shared, so compare the ratios and medians rather than single numbers); libvips \(version)",
         ]
         // One render first, as a running server has made: libvips and its codecs are loaded and counted in "before".
         _ = try await WorkerPool.images.run { try renderer.render(file: files[0], variant: .thumb, encoding: .webp) }
@@ -133,12 +138,11 @@ public struct ImageBenchmark: Sendable {
             let path = (folder as NSString).appendingPathComponent(String(format: "photo-%03d.jpg", index))
             files.append(path)
             if FileManager.default.fileExists(atPath: path) { continue }
-            var image: UnsafeMutablePointer<VipsImage>?
-            guard ct_vips_start("classtoday-bench") == 0,
-                  ct_vips_noise(&image, Int32(options.width), Int32(options.height), 8 + Double(index % 5)) == 0, let image
+            var image: OpaquePointer?
+            guard ct_vips_noise(&image, Int32(options.width), Int32(options.height), 8 + Double(index % 5)) == 0, let image
             else { throw VipsImageRenderer.Failure.undecodable("libvips could not generate an image") }
             defer { ct_vips_release(image) }
-            if index % 2 == 1 { vips_image_set_int(image, "orientation", 6) }
+            if index % 2 == 1 { ct_vips_set_int(image, "orientation", 6) }
             var buffer: UnsafeMutableRawPointer?
             var length = 0
             guard ct_vips_jpeg_keep(image, &buffer, &length, 85) == 0, let buffer else {

@@ -192,7 +192,8 @@ struct BenchCommand: AsyncParsableCommand {
                 var benchOptions = ImageBenchmark.Options()
                 (benchOptions.files, benchOptions.width, benchOptions.height) = (files, width, height)
                 (benchOptions.vipsthumbnail, benchOptions.convert) = (vipsthumbnail, convert)
-                return try await ImageBenchmark(benchOptions, dataDirectory: configuration.dataDirectory).run(progress: progress)
+                return try await ImageBenchmark(benchOptions, dataDirectory: configuration.dataDirectory)
+                    .run(vipsLibrary: configuration.vipsLibraryPath, progress: progress)
             }
         }
     }

@@ -27,6 +27,9 @@ public struct AppConfiguration: Sendable {
     public var maxImagePixels: Int = 50_000_000
     /// How many image variants are made at once (each holds a decoder and an encoder in memory).
     public var imageVariantConcurrency: Int = 2
+    /// libvips' shared library, loaded at start: a file name found where the system's loader looks, or a path. When it
+    /// cannot be loaded the server runs without image variants.
+    public var vipsLibraryPath: String = VipsLibrary.defaultPath
     /// Requests per minute per client for ordinary routes; 0 turns rate limiting off.
     public var rateLimitPerMinute: Int = 600
     /// Requests per minute per client address for signup and login.
@@ -114,6 +117,7 @@ extension AppConfiguration {
         config.maxImageBytes = reader.int(forKey: "limits.imageBytes", default: config.maxImageBytes)
         config.maxImagePixels = reader.int(forKey: "limits.imagePixels", default: config.maxImagePixels)
         config.imageVariantConcurrency = reader.int(forKey: "images.variantConcurrency", default: config.imageVariantConcurrency)
+        config.vipsLibraryPath = reader.string(forKey: "images.vipsLibrary", default: config.vipsLibraryPath)
         config.rateLimitPerMinute = reader.int(forKey: "rateLimit", default: config.rateLimitPerMinute)
         config.authRateLimitPerMinute = reader.int(forKey: "authRateLimit", default: config.authRateLimitPerMinute)
         config.bcryptCost = reader.int(forKey: "bcrypt.cost", default: config.bcryptCost)
@@ -162,6 +166,7 @@ extension AppConfiguration {
         guard bannedWordsCheckInterval >= .zero else {
             throw ConfigurationError.invalid(key: "bannedWords.checkSeconds", reason: "must not be negative")
         }
+        guard !vipsLibraryPath.isEmpty else { throw ConfigurationError.invalid(key: "images.vipsLibrary", reason: "must not be empty") }
         guard !bannedWordsPath.isEmpty else { throw ConfigurationError.invalid(key: "bannedWords.path", reason: "must not be empty") }
         guard UserRules.termsVersionLength.contains(termsVersion.unicodeScalars.count), termsVersion.trimmingWhitespace() == termsVersion else {
             throw ConfigurationError.invalid(key: "terms.version", reason: "must be 1 to \(UserRules.termsVersionLength.upperBound) characters without surrounding spaces")

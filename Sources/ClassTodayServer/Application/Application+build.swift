@@ -192,7 +192,9 @@ func buildRouter(_ environment: ServerEnvironment, hub: ChatHub, fanOut: AlertFa
     router.add(middleware: BodyLimitMiddleware(maxBytes: configuration.maxBodyBytes))
     router.add(middleware: TokenAuthenticator(sessions: environment.sessions))
 
-    OperationsController(storage: environment.storage, registry: environment.metrics).addRoutes(to: router)
+    let variantRenderer = ImageVariantAvailability.renderer(for: configuration, metrics: environment.metrics, logger: logger)
+    OperationsController(storage: environment.storage, registry: environment.metrics, imageVariantsAvailable: variantRenderer != nil)
+        .addRoutes(to: router)
     do {
         let tiles = try TileServer(template: configuration.consoleTileURL)
         ConsoleController(assets: try ConsoleAssets.bundled(), tiles: tiles).addRoutes(to: router)
@@ -218,13 +220,12 @@ func buildRouter(_ environment: ServerEnvironment, hub: ChatHub, fanOut: AlertFa
         .addRoutes(to: api)
     RecommendationsController(classes: environment.classes).addRoutes(to: api)
     AlertsController(alerts: environment.alerts).addRoutes(to: api)
-    let renderer = VipsImageRenderer(maxPixels: configuration.maxImagePixels)
     ImagesController(
         records: environment.imageRecords, images: environment.images,
         variants: ImageVariantMaker(
-            images: environment.images, renderer: renderer, concurrency: configuration.imageVariantConcurrency, logger: logger),
+            images: environment.images, renderer: variantRenderer, concurrency: configuration.imageVariantConcurrency),
         upload: ImageUpload(limit: configuration.maxImageBytes, spoolFolder: (configuration.imagesDirectory as NSString).appendingPathComponent("tmp")),
-        maxPixels: renderer.maxPixels
+        maxPixels: configuration.maxImagePixels
     ).addRoutes(to: api)
     ChatController(chats: environment.chats, devices: environment.devices, hub: hub, logger: logger).addRoutes(to: api)
     DevicesController(devices: environment.devices).addRoutes(to: api)

@@ -108,6 +108,19 @@ struct AppConfigurationTests {
             try await AppConfiguration.resolve(flags: [:], environment: ["CLASSTODAY_TERMS_VERSION": " "], configFile: nil)
         }
     }
+
+    @Test("libvips is loaded from libvips.so.42 unless images.vipsLibrary names another file; empty is refused")
+    func vipsLibrary() async throws {
+        let file = try writeConfigFile(#"{"images": {"vipsLibrary": "/opt/vips/lib/libvips.so.42"}}"#)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        #expect(try await AppConfiguration.resolve(flags: [:], environment: [:], configFile: nil).vipsLibraryPath == "libvips.so.42")
+        #expect(try await AppConfiguration.resolve(flags: [:], environment: [:], configFile: file).vipsLibraryPath == "/opt/vips/lib/libvips.so.42")
+        let environment = ["CLASSTODAY_IMAGES_VIPS_LIBRARY": "/missing/libvips.so.42"]
+        #expect(try await AppConfiguration.resolve(flags: [:], environment: environment, configFile: file).vipsLibraryPath == "/missing/libvips.so.42")
+        await #expect(throws: ConfigurationError.invalid(key: "images.vipsLibrary", reason: "must not be empty")) {
+            try await AppConfiguration.resolve(flags: [:], environment: ["CLASSTODAY_IMAGES_VIPS_LIBRARY": ""], configFile: nil)
+        }
+    }
 }
 
 @Suite("Sign-in configuration")

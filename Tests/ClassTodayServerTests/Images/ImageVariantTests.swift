@@ -8,7 +8,7 @@ import Testing
 @testable import ClassTodayServer
 @testable import ClassTodayTestSupport
 
-@Suite("Image variants")
+@Suite("Image variants", .enabled(if: TestVips.isAvailable, "needs libvips (apt-get install libvips42, or CLASSTODAY_IMAGES_VIPS_LIBRARY naming it)"))
 struct ImageVariantTests {
     /// Uploads `bytes` as `token`'s user and returns the new image's id.
     static func upload(_ client: some TestClientProtocol, _ bytes: [UInt8], token: String) async throws -> String {

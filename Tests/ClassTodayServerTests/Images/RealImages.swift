@@ -1,11 +1,12 @@
 import CVips
 import Foundation
 import Testing
+@testable import ClassTodayServer
 
 /// Real, decodable images made and read with libvips in the test, so that no binary fixture is committed.
 enum RealImages {
-    /// Starts libvips for the helpers (idempotent; the server starts it the same way).
-    private static let started: Bool = ct_vips_start("classtoday-tests") == 0
+    /// Whether libvips is loaded for the helpers (``TestVips``; the server loads it the same way).
+    private static var started: Bool { TestVips.isAvailable }
 
     /// The camera maker written into ``photo(width:height:orientation:)``'s EXIF.
     static let make = "ClassToday Test Camera"
@@ -16,28 +17,28 @@ enum RealImages {
     /// maker and an XMP packet, encoded as `format` ("jpeg", "png", "heic" or "webp").
     static func photo(width: Int, height: Int, orientation: Int = 1, format: String = "jpeg") throws -> [UInt8] {
         try #require(started)
-        var left: UnsafeMutablePointer<VipsImage>?, right: UnsafeMutablePointer<VipsImage>?, joined: UnsafeMutablePointer<VipsImage>?
+        var left: OpaquePointer?, right: OpaquePointer?, joined: OpaquePointer?
         #expect(ct_vips_solid(&left, Int32(width / 2), Int32(height), 255, 0, 0) == 0)
         #expect(ct_vips_solid(&right, Int32(width - width / 2), Int32(height), 0, 0, 255) == 0)
         defer { ct_vips_release(left); ct_vips_release(right); ct_vips_release(joined) }
         let leftHalf = try #require(left), rightHalf = try #require(right)
         #expect(ct_vips_join_horizontally(leftHalf, rightHalf, &joined) == 0)
         let image = try #require(joined)
-        vips_image_set_int(image, "orientation", Int32(orientation))
-        vips_image_set_string(image, "exif-ifd0-Make", make)
-        Array(xmp.utf8).withUnsafeBytes { vips_image_set_blob_copy(image, "xmp-data", $0.baseAddress, $0.count) }
+        ct_vips_set_int(image, "orientation", Int32(orientation))
+        ct_vips_set_string(image, "exif-ifd0-Make", make)
+        Array(xmp.utf8).withUnsafeBytes { ct_vips_set_blob(image, "xmp-data", $0.baseAddress, $0.count) }
         return try encode(image, format: format)
     }
 
     /// A `width` x `height` image of `bands` bands (2 and 4 carry a fully transparent alpha band; 1 and 2 are grey), all samples `value`.
     static func flat(width: Int, height: Int, bands: Int, value: Double, format: String) throws -> [UInt8] {
         try #require(started)
-        var black: UnsafeMutablePointer<VipsImage>?, solid: UnsafeMutablePointer<VipsImage>?
+        var black: OpaquePointer?, solid: OpaquePointer?
         #expect(ct_vips_solid(&black, Int32(width), Int32(height), value, value, value) == 0)
         defer { ct_vips_release(black); ct_vips_release(solid) }
         var image = try #require(black)
         if bands != 3 {
-            var bandsOut: UnsafeMutablePointer<VipsImage>?
+            var bandsOut: OpaquePointer?
             #expect(ct_vips_test_bands(image, &bandsOut, Int32(bands)) == 0)
             solid = bandsOut
             image = try #require(bandsOut)
@@ -45,7 +46,7 @@ enum RealImages {
         return try encode(image, format: format)
     }
 
-    private static func encode(_ image: UnsafeMutablePointer<VipsImage>, format: String) throws -> [UInt8] {
+    private static func encode(_ image: OpaquePointer, format: String) throws -> [UInt8] {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         let status: Int32 = switch format {
@@ -54,7 +55,7 @@ enum RealImages {
         case "heic": ct_vips_heic(image, &buffer, &length, 50)
         default: ct_vips_webp(image, &buffer, &length, 80)
         }
-        #expect(status == 0, "\(format): \(String(cString: vips_error_buffer()))")
+        #expect(status == 0, "\(format): \(VipsLibrary.takeError())")
         let bytes = try #require(buffer)
         defer { ct_vips_free(bytes) }
         return Array(UnsafeRawBufferPointer(start: bytes, count: length))
@@ -80,9 +81,9 @@ enum RealImages {
             defer { ct_vips_release(header) }
             let memory = try #require(ct_vips_copy_memory(header))
             defer { ct_vips_release(memory) }
-            let width = Int(vips_image_get_width(memory)), height = Int(vips_image_get_height(memory))
+            let width = Int(ct_vips_width(memory)), height = Int(ct_vips_height(memory))
             let names: [String] = ["exif-data", "xmp-data", "icc-profile-data", "iptc-data", "orientation"]
-            let metadata = names.filter { name in vips_image_get_typeof(memory, name) != 0 }
+            let metadata = names.filter { name in ct_vips_has_field(memory, name) != 0 }
             var pixels: [String: [Double]] = [:]
             for (name, y) in [("top", height / 4), ("bottom", height * 3 / 4)] {
                 var values = [Double](repeating: 0, count: 4)
@@ -90,8 +91,8 @@ enum RealImages {
                 pixels[name] = Array(values.prefix(Int(max(0, count))))
             }
             return Decoded(
-                width: width, height: height, bands: Int(vips_image_get_bands(memory)),
-                isSRGB8: vips_image_get_interpretation(memory) == VIPS_INTERPRETATION_sRGB && vips_image_get_format(memory) == VIPS_FORMAT_UCHAR,
+                width: width, height: height, bands: Int(ct_vips_bands(memory)),
+                isSRGB8: ct_vips_interpretation(memory) == Int32(CT_VIPS_INTERPRETATION_SRGB) && ct_vips_format(memory) == Int32(CT_VIPS_FORMAT_UCHAR),
                 metadata: metadata, pixels: pixels)
         }
     }

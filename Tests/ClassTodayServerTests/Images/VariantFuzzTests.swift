@@ -6,7 +6,8 @@ import Testing
 
 /// The libvips decoder path under truncated, mutated and hostile files: every render ends, in variant bytes that
 /// decode or in a ``VipsImageRenderer/Failure``, never in a crash or a hang.
-@Suite("Image variant fuzz", .timeLimit(.minutes(3)))
+@Suite("Image variant fuzz", .timeLimit(.minutes(3)),
+       .enabled(if: TestVips.isAvailable, "needs libvips (apt-get install libvips42, or CLASSTODAY_IMAGES_VIPS_LIBRARY naming it)"))
 struct VariantFuzzTests {
     /// Real files of every accepted format, and the structural fixtures of the image parsing fuzz tests.
     static func fixtures() throws -> [[UInt8]] {

@@ -123,8 +123,8 @@ enum RawConnection {
     static let healthHead = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n"
     /// A whole `GET /health` request.
     static let healthRequest = healthHead + "\r\n"
-    /// The body of `/health`'s answer.
-    static let healthAnswer = #"{"status":"ok"}"#
+    /// How the body of `/health`'s answer starts (`imageVariants` follows).
+    static let healthAnswer = #"{"status":"ok","#
 
     /// How many answers of `/health` `text` holds.
     static func healthAnswers(in text: String) -> Int {

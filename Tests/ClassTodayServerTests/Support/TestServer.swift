@@ -31,6 +31,7 @@ enum TestServer {
             .appendingPathComponent("classtoday-tests-\(UUID().uuidString)").path
         configuration.migrationsDirectory = migrationsDirectory
         configuration.bannedWordsPath = bannedWordsPath
+        configuration.vipsLibraryPath = TestVips.libraryPath
         configuration.port = 0
         configuration.bcryptCost = 4
         configuration.rateLimitPerMinute = 100_000

@@ -73,7 +73,7 @@ struct ImagesController {
             return try await serveOriginal(record, request, context: context, cacheControl: Self.publicCaching)
         }
         if context.caller?.userId == record.uploaderId {
-            return try await serveOriginal(record, request, context: context, cacheControl: Self.privateCaching)
+            return try await serveOriginal(record, request, context: context, cacheControl: Self.privateCaching, vary: "Authorization")
         }
         return try await serve(.full, of: record, request, context: context, varyByCaller: true)
     }
@@ -96,11 +96,12 @@ struct ImagesController {
         return record
     }
 
+    /// Serves the original of `record` with `cacheControl` and, when the answer depends on a request header, `vary`.
     private func serveOriginal(
-        _ record: ImageRecord, _ request: Request, context: AppRequestContext, cacheControl: String
+        _ record: ImageRecord, _ request: Request, context: AppRequestContext, cacheControl: String, vary: String? = nil
     ) async throws -> Response {
         var headers: HTTPFields = [.contentType: record.format.contentType, .cacheControl: cacheControl]
-        if cacheControl == Self.privateCaching { headers[.vary] = "Authorization" }
+        headers[.vary] = vary
         return try await serveFile(at: images.path(sha256: record.sha256), etag: "\"\(record.sha256)\"", headers: headers,
                                    request, context: context)
     }
@@ -120,7 +121,9 @@ struct ImagesController {
         if let notModified = Self.notModified(request, etag: etag, headers: headers) { return notModified }
         let path: String
         do {
-            path = try await variants.file(sha256: record.sha256, variant: variant, encoding: encoding)
+            path = try await variants.file(sha256: record.sha256, variant: variant, encoding: encoding, logger: context.logger)
+        } catch is ImageVariantMaker.Unavailable {
+            return try await serveWithoutVariants(record, request, context: context)
         } catch let failure as VipsImageRenderer.Failure {
             switch failure {
             case .tooManyPixels(let width, let height, let limit):
@@ -132,6 +135,20 @@ struct ImagesController {
         }
         return try await serveFile(at: path, etag: etag, headers: headers, request, context: context)
     }
+
+    /// The answer for a variant that cannot be made because libvips is missing: the original when every client shows
+    /// its format, marked to be checked again (the variant takes its place once libvips is there), else a 503 naming
+    /// what is missing.
+    private func serveWithoutVariants(_ record: ImageRecord, _ request: Request, context: AppRequestContext) async throws -> Response {
+        guard record.format.isWidelyDecodable else {
+            return Problem(status: .serviceUnavailable, detail: Self.variantsUnavailable).response()
+        }
+        return try await serveOriginal(record, request, context: context, cacheControl: "no-cache", vary: "Accept")
+    }
+
+    /// What a client is told when a variant cannot be made for want of libvips.
+    static let variantsUnavailable = "image variants are unavailable on this server: libvips (the Debian package "
+        + "\(VipsLibrary.debianPackage)) is not installed, and this image's format is not one that every client shows"
 
     /// Answers with the file at `path` and `headers` plus its `ETag`, or a 304 when `If-None-Match` names it.
     private func serveFile(

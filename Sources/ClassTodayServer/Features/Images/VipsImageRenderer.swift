@@ -4,11 +4,13 @@ import Foundation
 
 /// Makes image variants with libvips: shrink on load where the format allows it (JPEG decodes at 1/2, 1/4 or 1/8
 /// scale, WebP and HEIC at the size needed), apply the EXIF orientation, convert to 8-bit sRGB, flatten alpha onto
-/// white for JPEG, and encode without any metadata.
+/// white for JPEG, and encode without any metadata. A truncated or damaged file is a failure, never a render padded
+/// with grey.
 ///
 /// Images with more than ``maxPixels`` pixels are refused from their header, before any pixel is decoded, so that a
 /// small file declaring a huge image (a decompression bomb) costs nothing. The methods block the calling thread for
-/// the whole decode and encode: run them on ``WorkerPool/images``, never on an event loop.
+/// the whole decode and encode: run them on ``WorkerPool/images``, never on an event loop. Make one only once
+/// ``VipsLibrary/load(path:logger:)`` has found libvips.
 public struct VipsImageRenderer: Sendable {
     /// The largest width x height accepted.
     public let maxPixels: Int
@@ -27,20 +29,18 @@ public struct VipsImageRenderer: Sendable {
     public enum Failure: Error, Equatable {
         /// The image has more pixels than allowed.
         case tooManyPixels(width: Int, height: Int, limit: Int)
-        /// libvips could not read or encode the image; the reason is for logs, not for clients.
+        /// libvips could not read or encode the image (damaged, truncated, not an image); the reason is for logs,
+        /// not for clients.
         case undecodable(String)
     }
 
-    /// Whether libvips started (once per process, on first use); a failure is logged by the callers as undecodable.
-    private static let libraryStarted: Bool = ct_vips_start("classtoday") == 0
-
     /// The encoded bytes of `variant` of the image file at `path`.
     public func render(file path: String, variant: ImageVariant, encoding: VariantEncoding) throws(Failure) -> Data {
-        try Self.requireLibrary()
+        guard ct_vips_is_started() != 0 else { throw .undecodable("libvips is not loaded") }
         guard let header = ct_vips_open_header(path) else { throw Self.libraryFailure() }
         let hasProfile = ct_vips_has_profile(header)
         try checkPixels(header)
-        var thumbnail: UnsafeMutablePointer<VipsImage>?
+        var thumbnail: OpaquePointer?
         guard ct_vips_thumbnail(path, &thumbnail, Int32(variant.boxSide), Int32(variant.boxSide), hasProfile) == 0, let thumbnail else {
             throw Self.libraryFailure()
         }
@@ -49,31 +49,30 @@ public struct VipsImageRenderer: Sendable {
 
     /// Throws ``Failure/tooManyPixels(width:height:limit:)`` when the opened `header` declares too many pixels;
     /// releases it either way.
-    private func checkPixels(_ header: UnsafeMutablePointer<VipsImage>) throws(Failure) {
-        let width = Int(vips_image_get_width(header)), height = Int(vips_image_get_height(header))
+    private func checkPixels(_ header: OpaquePointer) throws(Failure) {
+        let width = Int(ct_vips_width(header)), height = Int(ct_vips_height(header))
         ct_vips_release(header)
         guard width * height <= maxPixels else { throw .tooManyPixels(width: width, height: height, limit: maxPixels) }
     }
 
     /// Converts `image` to what every client shows (8-bit sRGB; no alpha in JPEG) and encodes it without metadata;
     /// releases `image` and everything made from it.
-    private static func encode(_ image: UnsafeMutablePointer<VipsImage>, as encoding: VariantEncoding) throws(Failure) -> Data {
+    private static func encode(_ image: OpaquePointer, as encoding: VariantEncoding) throws(Failure) -> Data {
         var current = image
         defer { ct_vips_release(current) }
-        func step(_ operation: (UnsafeMutablePointer<VipsImage>, UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) -> Int32)
-            throws(Failure) {
-            var next: UnsafeMutablePointer<VipsImage>?
+        func step(_ operation: (OpaquePointer, UnsafeMutablePointer<OpaquePointer?>) -> Int32) throws(Failure) {
+            var next: OpaquePointer?
             guard operation(current, &next) == 0, let next else { throw libraryFailure() }
             ct_vips_release(current)
             current = next
         }
-        if vips_image_get_interpretation(current) != VIPS_INTERPRETATION_sRGB {
+        if ct_vips_interpretation(current) != Int32(CT_VIPS_INTERPRETATION_SRGB) {
             try step { ct_vips_srgb($0, $1) }
         }
-        if vips_image_get_format(current) != VIPS_FORMAT_UCHAR {
+        if ct_vips_format(current) != Int32(CT_VIPS_FORMAT_UCHAR) {
             try step { ct_vips_uchar($0, $1) }
         }
-        if encoding == .jpeg, vips_image_hasalpha(current) != 0 {
+        if encoding == .jpeg, ct_vips_has_alpha(current) != 0 {
             try step { ct_vips_flatten_white($0, $1) }
         }
         try step { ct_vips_strip($0, $1) }
@@ -89,15 +88,8 @@ public struct VipsImageRenderer: Sendable {
         return encoding == .webp ? Data(WebPMetadataStripper.removingMetadata(from: Array(bytes))) : Data(bytes)
     }
 
-    /// Throws when libvips did not start.
-    private static func requireLibrary() throws(Failure) {
-        guard libraryStarted else { throw .undecodable("libvips did not start") }
-    }
-
     /// The failure libvips reported last, clearing its error buffer.
     static func libraryFailure() -> Failure {
-        let message = vips_error_buffer().map { String(cString: $0) } ?? ""
-        vips_error_clear()
-        return .undecodable(message.trimmingCharacters(in: .whitespacesAndNewlines))
+        .undecodable(VipsLibrary.takeError())
     }
 }

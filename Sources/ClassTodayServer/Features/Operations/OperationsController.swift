@@ -7,6 +7,8 @@ import Prometheus
 struct OperationsController {
     let storage: Storage
     let registry: PrometheusCollectorRegistry
+    /// Whether image variants can be made (libvips is loaded), reported by `/health`.
+    let imageVariantsAvailable: Bool
 
     /// Adds the operational routes at the top level.
     func addRoutes(to router: Router<AppRequestContext>) {
@@ -18,7 +20,10 @@ struct OperationsController {
 
     @Sendable func health(_ request: Request, context: AppRequestContext) async throws -> Response {
         let healthy = await storage.isHealthy()
-        let body = healthy ? #"{"status":"ok"}"# : #"{"status":"unavailable","database":"unreachable"}"#
+        let variants = imageVariantsAvailable ? "available" : "unavailable"
+        let body = healthy
+            ? #"{"status":"ok","imageVariants":"\#(variants)"}"#
+            : #"{"status":"unavailable","database":"unreachable","imageVariants":"\#(variants)"}"#
         return Response(status: healthy ? .ok : .serviceUnavailable, headers: [.contentType: "application/json"],
                         body: .init(byteBuffer: ByteBuffer(string: body)))
     }
