@@ -80,7 +80,10 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
-            resources: [.copy("Resources/openapi.json"), .copy("Resources/console")],
+            resources: [
+                .copy("Resources/openapi.json"), .copy("Resources/console"), .copy("Resources/Migrations"),
+                .copy("Resources/banned-words.txt"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -16,7 +16,7 @@ public struct ServerOptions: ParsableArguments {
     @Option(help: "A JSON config file. Env: CLASSTODAY_CONFIG. Default config/classtoday.json when present")
     public var config: String?
 
-    @Option(help: "The folder holding sqlite/ and postgres/ migrations. Env: CLASSTODAY_MIGRATIONS_DIR. Default ./Migrations")
+    @Option(help: "The folder holding sqlite/ and postgres/ migrations. Env: CLASSTODAY_MIGRATIONS_DIR. Default: built into the binary")
     public var migrationsDir: String?
 
     @Option(help: "trace, debug, info, notice, warning, error or critical. Env: CLASSTODAY_LOG_LEVEL")

@@ -18,7 +18,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Requests per minute per client; 0 turns rate limiting off. Env: CLASSTODAY_RATE_LIMIT")
     var rateLimit: Int?
 
-    @Option(help: "The banned-words list, reread when it changes. Env: CLASSTODAY_BANNED_WORDS_PATH. Default ./config/banned-words.txt")
+    @Option(help: "The banned-words list, reread when it changes. Env: CLASSTODAY_BANNED_WORDS_PATH. Default: built into the binary")
     var bannedWords: String?
 
     @OptionGroup var options: ServerOptions

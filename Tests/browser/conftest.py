@@ -60,12 +60,11 @@ class Server:
         self.log = open(self.work / "server.log", "ab")
 
     def common_flags(self):
-        return ["--data-dir", str(self.data), "--migrations-dir", str(ROOT / "Migrations")]
+        return ["--data-dir", str(self.data)]
 
     def start(self):
         self.process = subprocess.Popen(
-            [BINARY, "serve", "--host", "127.0.0.1", "--port", str(self.port), "--rate-limit", "0",
-             "--banned-words", str(ROOT / "config/banned-words.txt"), *self.common_flags()],
+            [BINARY, "serve", "--host", "127.0.0.1", "--port", str(self.port), "--rate-limit", "0", *self.common_flags()],
             env=self.env, stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

@@ -14,8 +14,9 @@ public struct AppConfiguration: Sendable {
     public var dataDirectory: String = "./data"
     /// `sqlite:///path/file.sqlite` or `postgres://...`; nil means `<dataDirectory>/classtoday.sqlite`.
     public var databaseURL: String?
-    /// The folder of SQL migrations (`sqlite/` and `postgres/` inside).
-    public var migrationsDirectory: String = "./Migrations"
+    /// The folder of SQL migrations (`sqlite/` and `postgres/` inside); by default the ones built into the binary's
+    /// resource bundle.
+    public var migrationsDirectory: String = BuiltInResources.migrationsDirectory
     /// The log level of the server's logger.
     public var logLevel: Logger.Level = .info
     /// Largest accepted JSON request body, in bytes.
@@ -54,8 +55,9 @@ public struct AppConfiguration: Sendable {
     /// part of a body. Longer than a proxy's own idle timeout for its upstream connections (nginx: 60 s), so that the
     /// proxy, not the server, ends an idle upstream connection. WebSocket connections are kept alive by pings instead.
     public var idleConnectionTimeout: Duration = .seconds(75)
-    /// The banned-words list (see `config/banned-words.txt` for its format), reread when it changes.
-    public var bannedWordsPath: String = "./config/banned-words.txt"
+    /// The banned-words list, reread when it changes; by default the one built into the binary's resource bundle
+    /// (`Resources/banned-words.txt`, which describes the format).
+    public var bannedWordsPath: String = BuiltInResources.bannedWordsPath
     /// How long at least between two checks of the banned-words file's modification time; zero checks on every use.
     public var bannedWordsCheckInterval: Duration = .seconds(2)
     /// The version of the terms of service that users accept now; changing it makes `GET /v1/me` report older

@@ -137,6 +137,10 @@ public func buildApplication(_ configuration: AppConfiguration, logger: Logger? 
     var logger = logger ?? Logger(label: "classtoday")
     logger.logLevel = configuration.logLevel
     try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+    logger.info("built-in resources", metadata: [
+        "bundle": "\(BuiltInResources.bundlePath)", "migrations": "\(configuration.migrationsDirectory)",
+        "bannedWords": "\(configuration.bannedWordsPath)",
+    ])
     let environment = try await ServerEnvironment.open(configuration, logger: logger, requiringBannedWords: true)
     return buildApplication(environment, logger: logger)
 }

@@ -83,7 +83,11 @@ struct AppConfigurationTests {
     @Test("the banned-words list and the terms version come from the file, the environment or flags")
     func contentSettings() async throws {
         let defaults = try await AppConfiguration.resolve(flags: [:], environment: [:], configFile: nil)
-        #expect(defaults.bannedWordsPath == "./config/banned-words.txt")
+        #expect(defaults.bannedWordsPath == BuiltInResources.bannedWordsPath)
+        #expect(defaults.migrationsDirectory == BuiltInResources.migrationsDirectory)
+        #expect(defaults.vipsLibraryPath == VipsLibrary.defaultPath)
+        #expect(FileManager.default.fileExists(atPath: defaults.bannedWordsPath))
+        #expect(FileManager.default.fileExists(atPath: defaults.migrationsDirectory + "/sqlite"))
         #expect(defaults.bannedWordsCheckInterval == .seconds(2))
         #expect(defaults.termsVersion == "2026-11-01")
 

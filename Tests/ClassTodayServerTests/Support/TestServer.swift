@@ -7,17 +7,14 @@ import Logging
 import NIOCore
 import Testing
 
-/// Builds the real application over a fresh temporary data folder with the repository's migrations.
+/// Builds the real application over a fresh temporary data folder with the built-in migrations and word list.
 enum TestServer {
     /// The repository's root folder.
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The repository's `Migrations` folder.
-    static let migrationsDirectory = repositoryRoot.appendingPathComponent("Migrations").path
-
-    /// The repository's default banned-words list.
-    static let bannedWordsPath = repositoryRoot.appendingPathComponent("config/banned-words.txt").path
+    /// The migrations built into the server's resource bundle.
+    static let migrationsDirectory = BuiltInResources.migrationsDirectory
 
     /// A configuration for tests: temp folder, cheap bcrypt, generous rate limits, fast commits. The database is the
     /// embedded SQLite file unless `CLASSTODAY_TEST_DATABASE_URL` names a PostgreSQL server: then it is a fresh
@@ -29,8 +26,6 @@ enum TestServer {
         var configuration = AppConfiguration()
         configuration.dataDirectory = FileManager.default.temporaryDirectory
             .appendingPathComponent("classtoday-tests-\(UUID().uuidString)").path
-        configuration.migrationsDirectory = migrationsDirectory
-        configuration.bannedWordsPath = bannedWordsPath
         configuration.vipsLibraryPath = TestVips.libraryPath
         configuration.port = 0
         configuration.bcryptCost = 4

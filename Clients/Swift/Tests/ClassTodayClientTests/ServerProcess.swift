@@ -88,7 +88,8 @@ actor ServerProcess {
         try? FileManager.default.removeItem(at: dataDirectory)
     }
 
-    /// The flags that point an older binary at the repository's migrations and word list, when it still takes them.
+    /// The flags that point an older binary at the repository's migrations and word list, when it still takes them and
+    /// the repository still has them there (a newer binary carries both in its resource bundle).
     private func repositoryFlags() throws -> [String] {
         let help = Process()
         help.executableURL = binary
@@ -100,8 +101,10 @@ actor ServerProcess {
         let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         help.waitUntilExit()
         var flags: [String] = []
-        if text.contains("--migrations-dir") { flags += ["--migrations-dir", repositoryRoot.appendingPathComponent("Migrations").path] }
-        if text.contains("--banned-words") { flags += ["--banned-words", repositoryRoot.appendingPathComponent("config/banned-words.txt").path] }
+        let migrations = repositoryRoot.appendingPathComponent("Migrations").path
+        let bannedWords = repositoryRoot.appendingPathComponent("config/banned-words.txt").path
+        if text.contains("--migrations-dir"), FileManager.default.fileExists(atPath: migrations) { flags += ["--migrations-dir", migrations] }
+        if text.contains("--banned-words"), FileManager.default.fileExists(atPath: bannedWords) { flags += ["--banned-words", bannedWords] }
         return flags
     }
 
