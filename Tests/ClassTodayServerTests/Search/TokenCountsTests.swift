@@ -23,7 +23,9 @@ struct TokenCountsTests {
                 asked.append(tokens)
                 return asked.count
             }
-            guard await eventually({ self.turns.withLock { $0 } >= turn }), !failing.contains(turn) else { throw CancellationError() }
+            guard await eventually(timeout: TokenCountsTests.patience, { self.turns.withLock { $0 } >= turn }), !failing.contains(turn) else {
+                throw CancellationError()
+            }
             return Dictionary(uniqueKeysWithValues: tokens.compactMap { token in token == "none" ? nil : (token, token.count) })
         }
     }
@@ -54,6 +56,10 @@ struct TokenCountsTests {
         Logger(label: "test.token-counts") { _ in RecordingLogHandler(logged: logged) }
     }
 
+    /// How long the tests wait for a count's task: long, since the whole suite running in parallel on two cores can
+    /// keep a task from being scheduled for many seconds; a passing test never waits it out.
+    static let patience: Duration = .seconds(120)
+
     /// A logger dropping its messages.
     static let logger = Logger(label: "test.token-counts") { _ in SwiftLogNoOpLogHandler() }
 
@@ -68,11 +74,11 @@ struct TokenCountsTests {
         #expect(counts.counts(of: ["공업수"]) == [:])
         index.turns.withLock { $0 = 1 }
         // The first count failed and kept nothing: a search lacking the token counts it again.
-        let recounted = await eventually { counts.counts(of: ["공업수"]).isEmpty && index.asked.withLock { $0.count } == 2 }
+        let recounted = await eventually(timeout: Self.patience) { counts.counts(of: ["공업수"]).isEmpty && index.asked.withLock { $0.count } == 2 }
         #expect(recounted)
         #expect(logged.levels.withLock { $0 } == [.warning])
         index.turns.withLock { $0 = 2 }
-        #expect(await eventually { counts.counts(of: ["공업수"]) == ["공업수": 3] })
+        #expect(await eventually(timeout: Self.patience) { counts.counts(of: ["공업수"]) == ["공업수": 3] })
         #expect(index.asked.withLock { $0 } == [["수학", "공업수"], ["공업수"]])
     }
 
@@ -84,10 +90,10 @@ struct TokenCountsTests {
             try await index.count(tokens).merging(tokens.contains("영어") ? ["일본어": 9] : [:]) { first, _ in first }
         }
         _ = counts.counts(of: ["수학", "공업수"])
-        #expect(await eventually { counts.counts(of: ["수학", "none", "공업수"]) == ["수학": 2, "공업수": 3] })
-        #expect(await eventually { counts.counts(of: ["none"]) == [:] && index.asked.withLock { $0.count } == 2 })
+        #expect(await eventually(timeout: Self.patience) { counts.counts(of: ["수학", "none", "공업수"]) == ["수학": 2, "공업수": 3] })
+        #expect(await eventually(timeout: Self.patience) { counts.counts(of: ["none"]) == [:] && index.asked.withLock { $0.count } == 2 })
         _ = counts.counts(of: ["영어"])
-        #expect(await eventually { counts.kept(["일본어", "영어"]) == ["일본어": 9, "영어": 2] })
+        #expect(await eventually(timeout: Self.patience) { counts.kept(["일본어", "영어"]) == ["일본어": 9, "영어": 2] })
         #expect(counts.kept(["중국어"]) == [:], "kept(_:) counts nothing")
         try await Task.sleep(for: .milliseconds(50))
         #expect(index.asked.withLock { $0 } == [["수학", "공업수"], ["none"], ["영어"]])
@@ -95,7 +101,7 @@ struct TokenCountsTests {
         // Filling past the capacity forgets the tokens counted first, and keeps half the capacity.
         let many = (0..<TokenCounts.capacity).map { "t\($0)" }
         _ = counts.counts(of: many)
-        #expect(await eventually { counts.kept(many).count == TokenCounts.capacity / 2 })
+        #expect(await eventually(timeout: Self.patience) { counts.kept(many).count == TokenCounts.capacity / 2 })
         #expect(counts.kept(["수학", "공업수", "영어", "일본어"]) == [:], "counted before the many")
     }
 
@@ -111,9 +117,9 @@ struct TokenCountsTests {
             return Dictionary(uniqueKeysWithValues: tokens.map { ($0, listings) })
         }
         #expect(counts.counts(of: ["수학"]) == [:])
-        #expect(await eventually { counts.counts(of: ["수학"]) == ["수학": 7] })
+        #expect(await eventually(timeout: Self.patience) { counts.counts(of: ["수학"]) == ["수학": 7] })
         try await Task.sleep(for: .milliseconds(60))
         #expect(counts.counts(of: ["수학"]) == ["수학": 7], "the old count, while it is counted again")
-        #expect(await eventually { counts.counts(of: ["수학"]) == ["수학": 9] })
+        #expect(await eventually(timeout: Self.patience) { counts.counts(of: ["수학"]) == ["수학": 9] })
     }
 }
