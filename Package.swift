@@ -80,7 +80,7 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
-            resources: [.copy("Resources/openapi.json"), .copy("Resources/console")],
+            resources: [.copy("Resources/openapi.json"), .copy("Resources/console"), .copy("Resources/mail")],
             swiftSettings: swiftSettings
         ),
         .target(
