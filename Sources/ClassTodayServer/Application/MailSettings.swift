@@ -24,7 +24,7 @@ public struct MailSettings: Sendable, Equatable {
     /// The password for AUTH (a secret: from the environment or a file kept out of the repository).
     public var password: String?
     /// The envelope sender and `From` address.
-    public var fromAddress = "no-reply@localhost"
+    public var fromAddress = "no-reply@classtoday.localhost"
     /// The display name in `From`.
     public var fromName = "ClassToday"
     /// A PEM file of certificates to trust besides the system's (a test server's own CA); verification is never off.

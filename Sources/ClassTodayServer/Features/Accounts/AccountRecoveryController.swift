@@ -40,11 +40,7 @@ struct AccountRecoveryController {
     @Sendable func requestReset(_ request: Request, context: AppRequestContext) async throws -> Response {
         let body = try await request.decode(as: PasswordResetRequest.self, context: context)
         var validator = FieldValidator()
-        if let email = body.email {
-            validator.check(UserRules.isValidEmail(email), "email", "must be a valid email address")
-        } else {
-            validator.fail("email", "is required")
-        }
+        UserRules.checkEmail(body.email, into: &validator)
         try validator.throwIfInvalid()
         guard let email = body.email else { throw DomainError.badRequest("email is required") }
         try limits.takeRequest(client: context.clientAddress)
@@ -127,11 +123,7 @@ struct AccountRecoveryController {
         let body = try await request.decode(as: EmailChangeRequest.self, context: context)
         var validator = FieldValidator()
         validator.require(body.password, "password")
-        if let newEmail = body.newEmail {
-            validator.check(UserRules.isValidEmail(newEmail), "newEmail", "must be a valid email address")
-        } else {
-            validator.fail("newEmail", "is required")
-        }
+        UserRules.checkEmail(body.newEmail, field: "newEmail", into: &validator)
         try validator.throwIfInvalid()
         guard let password = body.password, let newEmail = body.newEmail else { throw DomainError.badRequest("password and newEmail are required") }
         try await checkPassword(password, of: caller)

@@ -40,11 +40,7 @@ struct AccountsController {
     @Sendable func signup(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<SessionResponse> {
         let body = try await request.decode(as: SignupRequest.self, context: context)
         var validator = FieldValidator()
-        if let email = body.email {
-            validator.check(UserRules.isValidEmail(email), "email", "must be a valid email address")
-        } else {
-            validator.fail("email", "is required")
-        }
+        UserRules.checkEmail(body.email, into: &validator)
         UserRules.checkPassword(body.password, into: &validator)
         validator.require(body.nickname, "nickname")
         validator.checkLength(body.nickname, "nickname", UserRules.nicknameLength)
