@@ -69,7 +69,8 @@ public struct PasswordResetBenchmark: Sendable {
             }
             let difference = (knownSample.median - unknownSample.median) / unknownSample.median * 100
             func row(_ name: String, _ sample: LatencySample) -> String {
-                String(format: "%-22@ median %.3f ms   p90 %.3f ms   p99 %.3f ms", name as NSString, sample.median, sample.percentile(0.9), sample.p99)
+                name.padding(toLength: 22, withPad: " ", startingAt: 0)
+                    + String(format: "median %.3f ms   p90 %.3f ms   p99 %.3f ms", sample.median, sample.percentile(0.9), sample.p99)
             }
             return [
                 "POST /v1/auth/password-reset, \(requests) requests per kind, interleaved in random order, over HTTP on loopback (SQLite)",
