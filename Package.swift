@@ -82,7 +82,7 @@ let package = Package(
             ],
             resources: [
                 .copy("Resources/openapi.json"), .copy("Resources/console"), .copy("Resources/Migrations"),
-                .copy("Resources/banned-words.txt"),
+                .copy("Resources/banned-words.txt"), .copy("Resources/mail"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -34,8 +34,9 @@ extension SearchBenchmark {
             (configuration.rateLimitPerMinute, configuration.authRateLimitPerMinute) = (0, 0)
             var serverLogger = logger
             serverLogger.logLevel = max(logger.logLevel, .warning)
+            // The application's own storage services close the database when it stops (SQLite's pool, checkpointed):
+            // closing it again here used a closed pool and crashed in sqlite3_wal_checkpoint_v2.
             let environment = try await ServerEnvironment.open(configuration, logger: serverLogger)
-            defer { environment.close() }
             let (ports, listening) = AsyncStream.makeStream(of: Int.self)
             let application = buildApplication(environment, logger: serverLogger) { channel in
                 if let port = channel.localAddress?.port { listening.yield(port) }

@@ -13,6 +13,10 @@ public struct TestCertificateAuthority: Sendable {
     let serverCertificate: NIOSSLCertificate
     /// The server's private key.
     let serverKey: NIOSSLPrivateKey
+    /// The server's certificate, PEM: for a server that is not written in Swift (a test's SMTP server in Python).
+    public let serverCertificatePEM: String
+    /// The server's private key, PEM (PKCS #8).
+    public let serverKeyPEM: String
 
     /// A fresh CA and server certificate, valid from an hour ago for a day.
     public init() throws {
@@ -44,6 +48,8 @@ public struct TestCertificateAuthority: Sendable {
         var serializer = DER.Serializer()
         try serializer.serialize(server)
         caPEM = try ca.serializeAsPEM().pemString
+        serverCertificatePEM = try server.serializeAsPEM().pemString
+        serverKeyPEM = serverKey.pemRepresentation
         serverCertificate = try NIOSSLCertificate(bytes: serializer.serializedBytes, format: .der)
         self.serverKey = try NIOSSLPrivateKey(bytes: Array(serverKey.pemRepresentation.utf8), format: .pem)
     }

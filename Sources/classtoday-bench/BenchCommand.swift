@@ -12,7 +12,7 @@ import Logging
 @main
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "classtoday-bench", abstract: "Run a benchmark of the ClassToday server and print its report.", subcommands: [SearchBench.self, ChatBench.self, AlertsBench.self, ImagesBench.self, PushBench.self])
+        commandName: "classtoday-bench", abstract: "Run a benchmark of the ClassToday server and print its report.", subcommands: [SearchBench.self, ChatBench.self, AlertsBench.self, ImagesBench.self, PushBench.self, PasswordResetBench.self])
 
     /// `classtoday-bench search`.
     struct SearchBench: AsyncParsableCommand {
@@ -136,6 +136,26 @@ struct BenchCommand: AsyncParsableCommand {
                 benchOptions.recipients = recipients
                 benchOptions.rate = rate
                 return try await PushBenchmark(benchOptions, configuration: configuration, logger: logger).run(progress: progress)
+            }
+        }
+    }
+
+    /// `classtoday-bench password-reset`.
+    struct PasswordResetBench: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "password-reset",
+            abstract: "Compare the answer times of password-reset requests for addresses with and without an account.")
+
+        @Option(help: "Requests per kind, interleaved in random order.")
+        var requests = 500
+
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            try await BenchCommand.report(options, label: "classtoday.bench.password-reset", stage: "requesting") { configuration, logger, progress in
+                var benchOptions = PasswordResetBenchmark.Options()
+                benchOptions.requests = requests
+                return try await PasswordResetBenchmark(benchOptions, configuration: configuration, logger: logger).run(progress: progress)
             }
         }
     }

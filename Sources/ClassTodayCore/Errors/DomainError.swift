@@ -32,6 +32,9 @@ public enum DomainError: Error, Sendable, Equatable {
     /// A service the request depends on (a sign-in provider) cannot be reached now; the client may retry after
     /// `retryAfterSeconds`. 503 with `Retry-After`.
     case unavailable(String, retryAfterSeconds: Int)
+    /// The caller asked too often (for mails to one address, say); it may ask again after `retryAfterSeconds`. 429
+    /// with `Retry-After`.
+    case tooManyRequests(String, retryAfterSeconds: Int)
 
     /// A validation error about a single field.
     public static func invalid(_ field: String, _ message: String) -> DomainError {

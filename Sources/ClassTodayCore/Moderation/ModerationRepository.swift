@@ -30,11 +30,14 @@ public struct SessionOwner: Sendable, Hashable {
     /// The sign-in the token belongs to: its refresh-token family, which refreshing keeps (the token's own hash for a
     /// session without one). Signing out ends every token, device and chat connection of it.
     public let sessionId: String
+    /// Whether the user's address is verified.
+    public let emailVerified: Bool
 
     /// Creates an owner.
-    public init(userId: String, isOperator: Bool = false, suspension: Suspension? = nil, signedInAt: Date, sessionId: String) {
+    public init(userId: String, isOperator: Bool = false, suspension: Suspension? = nil, signedInAt: Date, sessionId: String,
+                emailVerified: Bool = true) {
         (self.userId, self.isOperator, self.suspension, self.signedInAt) = (userId, isOperator, suspension, signedInAt)
-        self.sessionId = sessionId
+        (self.sessionId, self.emailVerified) = (sessionId, emailVerified)
     }
 }
 

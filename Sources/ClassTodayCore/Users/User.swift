@@ -49,13 +49,18 @@ public struct User: Sendable, Hashable {
     public let createdAt: Date
     /// The warnings operators gave the user.
     public var warnings: UserWarnings
+    /// Whether the user showed that the address is theirs (followed a link mailed to it, or a provider vouched for it).
+    public var emailVerified: Bool
+    /// The language the user reads the service's mails in.
+    public var locale: UserLocale
 
     /// Creates a user value.
     public init(
         id: String, email: String, nickname: String, description: String = "", company: String = "",
         subjects: [Subject] = [], profileImageId: String? = nil, location: GeoPoint? = nil,
         keywordLocation: String? = nil, detailLocation: String? = nil, rating: Rating = .none,
-        termsVersion: String? = nil, termsAcceptedAt: Date? = nil, createdAt: Date, warnings: UserWarnings = .none
+        termsVersion: String? = nil, termsAcceptedAt: Date? = nil, createdAt: Date, warnings: UserWarnings = .none,
+        emailVerified: Bool = false, locale: UserLocale = .default
     ) {
         self.id = id
         self.email = email
@@ -72,6 +77,8 @@ public struct User: Sendable, Hashable {
         self.termsAcceptedAt = termsAcceptedAt
         self.createdAt = createdAt
         self.warnings = warnings
+        self.emailVerified = emailVerified
+        self.locale = locale
     }
 }
 

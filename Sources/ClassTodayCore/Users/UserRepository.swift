@@ -10,9 +10,12 @@ public struct NewUser: Sendable, Hashable {
     public let nickname: String
     /// The version of the terms of service accepted at signup, if the signup recorded one.
     public let termsVersion: String?
+    /// The language the user reads mails in.
+    public let locale: UserLocale
 
     /// Creates the signup record.
-    public init(email: String, passwordHash: String, nickname: String, termsVersion: String? = nil) {
+    public init(email: String, passwordHash: String, nickname: String, termsVersion: String? = nil, locale: UserLocale = .default) {
+        self.locale = locale
         self.email = email
         self.passwordHash = passwordHash
         self.nickname = nickname

@@ -88,15 +88,24 @@ public enum UserRules {
         return isAlphanumeric(first) && isAlphanumeric(last) && label.allSatisfy { isAlphanumeric($0) || $0 == "-" }
     }
 
-    /// Checks a password against the length rules.
-    public static func checkPassword(_ password: String?, into validator: inout FieldValidator) {
-        guard let password else {
-            validator.fail("password", "is required")
+    /// Checks that an address was sent and is one ``isValidEmail(_:)`` accepts, naming `field` (`email`, `newEmail`).
+    public static func checkEmail(_ email: String?, field: String = "email", into validator: inout FieldValidator) {
+        guard let email else {
+            validator.fail(field, "is required")
             return
         }
-        validator.check(password.unicodeScalars.count >= minimumPasswordLength, "password",
+        validator.check(isValidEmail(email), field, "must be a valid email address")
+    }
+
+    /// Checks a password against the length rules, naming `field` (`password`, `newPassword`) in the errors.
+    public static func checkPassword(_ password: String?, field: String = "password", into validator: inout FieldValidator) {
+        guard let password else {
+            validator.fail(field, "is required")
+            return
+        }
+        validator.check(password.unicodeScalars.count >= minimumPasswordLength, field,
                         "must be at least \(minimumPasswordLength) characters")
-        validator.check(password.utf8.count <= maximumPasswordBytes, "password",
+        validator.check(password.utf8.count <= maximumPasswordBytes, field,
                         "must be at most \(maximumPasswordBytes) bytes")
     }
 

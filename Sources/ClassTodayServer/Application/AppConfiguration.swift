@@ -68,6 +68,10 @@ public struct AppConfiguration: Sendable {
     /// The raster tiles of the web console's street map: a URL with `{z}`, `{x}` and `{y}`, OpenStreetMap's standard
     /// tiles by default; empty for the plain map drawn without tiles (no request leaves for a tile server).
     public var consoleTileURL: String = TileServer.openStreetMap
+    /// Mail delivery (SMTP, or files in the data folder).
+    public var mail = MailSettings()
+    /// Email verification and the limits on account mails.
+    public var accounts = AccountSettings()
     /// How many frames each chat WebSocket may send: set in code only (tests), not read from a file or the environment.
     public var chatFrameLimit = FrameLimit()
 
@@ -96,13 +100,26 @@ public struct AppConfiguration: Sendable {
     public var imagesDirectory: String {
         (dataDirectory as NSString).appendingPathComponent("images")
     }
+
+    /// The folder mails are written to when no SMTP server is configured.
+    public var mailDirectory: String {
+        mail.folder ?? (dataDirectory as NSString).appendingPathComponent("mail")
+    }
+
+    /// The base URL of links in mails: ``MailSettings/publicBaseURL``, or this server's own address.
+    public var publicBaseURL: String {
+        if let base = mail.publicBaseURL { return base.hasSuffix("/") ? String(base.dropLast()) : base }
+        let host = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host
+        return "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+    }
 }
 
 extension AppConfiguration {
     /// Reads the configuration from a reader whose providers are already ordered by precedence.
     ///
-    /// Every key read here, in ``SignInSettings`` and in ``PushSettings`` is listed with its environment variable in
-    /// `docs/configuration.md`; a test reads the keys through an access reporter and compares them with that page.
+    /// Every key read here, in ``SignInSettings``, ``PushSettings``, ``MailSettings`` and ``AccountSettings`` is listed
+    /// with its environment variable in `docs/configuration.md`; a test reads the keys through an access reporter and
+    /// compares them with that page.
     public init(reader: ConfigReader) throws {
         var config = AppConfiguration()
         config.host = reader.string(forKey: "host", default: config.host)
@@ -135,6 +152,8 @@ extension AppConfiguration {
         config.termsVersion = reader.string(forKey: "terms.version", default: config.termsVersion)
         config.push = PushSettings(reader: reader)
         config.consoleTileURL = reader.string(forKey: "console.tileUrl", default: config.consoleTileURL)
+        config.mail = try MailSettings(reader: reader)
+        config.accounts = AccountSettings(reader: reader)
         try config.validate()
         self = config
     }
@@ -165,6 +184,8 @@ extension AppConfiguration {
         }
         try signIn.validate()
         try push.validate()
+        try mail.validate()
+        try accounts.validate()
         guard bannedWordsCheckInterval >= .zero else {
             throw ConfigurationError.invalid(key: "bannedWords.checkSeconds", reason: "must not be negative")
         }
@@ -240,7 +261,7 @@ extension AppConfiguration {
         return try AppConfiguration(reader: ConfigReader(providers: [
             InMemoryProvider(name: "flags", values: flagValues),
             EnvironmentVariablesProvider(environmentVariables: environment,
-                                         secretsSpecifier: .specific(["CLASSTODAY_DATABASE_URL"]))
+                                         secretsSpecifier: .specific(["CLASSTODAY_DATABASE_URL", "CLASSTODAY_MAIL_SMTP_PASSWORD"]))
                 .prefixKeys(with: "classtoday"),
             file,
         ], accessReporter: accessReporter))

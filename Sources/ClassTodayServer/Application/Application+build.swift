@@ -48,6 +48,14 @@ public struct ServerEnvironment: Sendable {
     public let pushQueue: any PushQueue
     /// The keys of the configured push services, read at start-up.
     public let pushCredentials: PushCredentials
+    /// The mail outbox.
+    public let mailQueue: any MailQueue
+    /// Single-use account tokens (password reset, email verification and change) and their mails.
+    public let accountTokens: any AccountTokenRepository
+    /// Where mails go: the SMTP server, or the mail folder without one.
+    let mailTransport: any MailTransport
+    /// The mail templates, read and checked at start-up.
+    let mailTemplates: MailTemplates
 
     /// Opens the database named by `configuration`, applies pending migrations and builds the repositories. With
     /// `requiringBannedWords` (a server that will take requests) the banned-words list is read first, and a missing or
@@ -65,6 +73,18 @@ public struct ServerEnvironment: Sendable {
             }
         }
         let pushCredentials = try PushCredentials.load(configuration.push)
+        let mailTemplates: MailTemplates
+        let mailTransport: any MailTransport
+        do {
+            mailTemplates = try MailTemplates.bundled()
+            mailTransport = if configuration.mail.smtpHost == nil {
+                MailFolderTransport(folder: configuration.mailDirectory, logger: logger)
+            } else {
+                try SMTPClient(settings: configuration.mail, logger: logger)
+            }
+        } catch {
+            throw ConfigurationError.invalid(key: "mail", reason: "cannot be used: \(error)")
+        }
         let images = try DiskImageRepository(root: configuration.imagesDirectory)
         func migrations(_ backend: String) throws -> [Migration] {
             try Migration.load(from: URL(fileURLWithPath: configuration.migrationsDirectory).appendingPathComponent(backend).path)
@@ -98,7 +118,8 @@ public struct ServerEnvironment: Sendable {
             alerts: SQLAlertRepository(database: database), blocks: SQLBlockRepository(database: database),
             moderation: SQLModerationRepository(database: database), metrics: PrometheusCollectorRegistry(), chatBus: chatBus,
             bannedWords: bannedWords, devices: SQLDeviceRepository(database: database), pushQueue: SQLPushQueue(database: database),
-            pushCredentials: pushCredentials)
+            pushCredentials: pushCredentials, mailQueue: SQLMailQueue(database: database),
+            accountTokens: SQLAccountTokenRepository(database: database), mailTransport: mailTransport, mailTemplates: mailTemplates)
     }
 
     /// What must run beside the server for this storage: the SQLite pool (closed last, its log emptied and removed)
@@ -125,9 +146,11 @@ public struct ServerEnvironment: Sendable {
         }
     }
 
-    /// One run of the background clean-up: expired sessions and refresh tokens, then images nothing references any more.
+    /// One run of the background clean-up: expired sessions, refresh tokens and account tokens, then images nothing
+    /// references any more.
     public func cleanUp(now: Date = Date()) async throws {
         try await sessions.deleteExpired(before: now)
+        try await accountTokens.deleteExpired(before: now)
         try await imageRecords.collectGarbage(uploadedBefore: now.addingTimeInterval(-configuration.unattachedImageGrace.seconds))
     }
 }
@@ -157,7 +180,8 @@ public func buildApplication(
     let hub = ChatHub(bus: environment.chatBus, chats: environment.chats, bannedWords: environment.bannedWords, logger: logger,
                       frameLimit: configuration.chatFrameLimit, pushQueued: { pushes.pushQueued() })
     let fanOut = AlertFanOut(alerts: environment.alerts, hub: hub, logger: logger)
-    let router = buildRouter(environment, hub: hub, fanOut: fanOut, logger: logger)
+    let accountMail = AccountMailParts(environment, logger: logger)
+    let router = buildRouter(environment, hub: hub, fanOut: fanOut, accountMail: accountMail, logger: logger)
     return Application(
         router: router,
         server: .hardenedHTTP1WebSocketUpgrade(
@@ -170,6 +194,8 @@ public func buildApplication(
             fanOut,
             KeywordIndexUpgrade(classes: environment.classes, logger: logger),
             pushes,
+            accountMail.delivery,
+            accountMail.resetRequests,
             PeriodicJob(name: "clean-up", interval: configuration.cleanupInterval, logger: logger) {
                 try await environment.cleanUp()
             },
@@ -181,9 +207,31 @@ public func buildApplication(
         logger: logger)
 }
 
+/// The parts of account mail that run beside the routes: the delivery service and the queue of reset requests.
+struct AccountMailParts {
+    /// Delivers the mail outbox.
+    let delivery: MailDeliveryService
+    /// Handles password-reset requests after they were answered.
+    let resetRequests: PasswordResetRequests
+    /// Writes the mails.
+    let mails: AccountMails
+
+    /// The parts over `environment`.
+    init(_ environment: ServerEnvironment, logger: Logger) {
+        delivery = MailDeliveryService(environment, logger: logger)
+        mails = AccountMails(templates: environment.mailTemplates, baseURL: environment.configuration.publicBaseURL)
+        resetRequests = PasswordResetRequests(tokens: environment.accountTokens, mails: mails,
+                                              mailQueued: { [delivery] in delivery.mailQueued() }, logger: logger)
+    }
+}
+
 /// The router with every route and middleware.
-func buildRouter(_ environment: ServerEnvironment, hub: ChatHub, fanOut: AlertFanOut, logger: Logger) -> Router<AppRequestContext> {
+func buildRouter(
+    _ environment: ServerEnvironment, hub: ChatHub, fanOut: AlertFanOut, accountMail: AccountMailParts? = nil, logger: Logger
+) -> Router<AppRequestContext> {
     let configuration = environment.configuration
+    let accountMail = accountMail ?? AccountMailParts(environment, logger: logger)
+    let mailQueued: @Sendable () -> Void = { [delivery = accountMail.delivery] in delivery.mailQueued() }
     let routes = RouteTable()
     let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: UpgradeRefusalMiddleware())
@@ -209,18 +257,25 @@ func buildRouter(_ environment: ServerEnvironment, hub: ChatHub, fanOut: AlertFa
     let api = router.group("v1")
     let issuer = SessionIssuer(
         sessions: environment.sessions, hub: hub, accessLifetime: configuration.tokenLifetime, refreshLifetime: configuration.refreshTokenLifetime)
+    let hasher = PasswordHasher(cost: configuration.bcryptCost)
     AccountsController(
-        users: environment.users, imageRecords: environment.imageRecords,
-        hasher: PasswordHasher(cost: configuration.bcryptCost), issuer: issuer,
+        users: environment.users, imageRecords: environment.imageRecords, hasher: hasher, issuer: issuer,
         bannedWords: environment.bannedWords, termsVersion: configuration.termsVersion,
         eraser: AccountEraser(users: environment.users, matches: environment.matches, imageRecords: environment.imageRecords,
-                              database: environment.storage.database, hub: hub, fanOut: fanOut)
+                              database: environment.storage.database, hub: hub, fanOut: fanOut),
+        tokens: environment.accountTokens, mails: accountMail.mails, mailQueued: mailQueued
+    ).addRoutes(to: api)
+    AccountRecoveryController(
+        users: environment.users, tokens: environment.accountTokens, hasher: hasher, issuer: issuer, hub: hub,
+        mails: accountMail.mails, resetRequests: accountMail.resetRequests, limits: AccountMailLimits(configuration.accounts),
+        mailQueued: mailQueued, termsVersion: configuration.termsVersion
     ).addRoutes(to: api)
     SignInController(
         providers: IdentityProviders(configuration.signIn, client: .shared, logger: logger), identities: environment.identities,
         issuer: issuer, bannedWords: environment.bannedWords, termsVersion: configuration.termsVersion
     ).addRoutes(to: api)
-    ClassesController(classes: environment.classes, users: environment.users, fanOut: fanOut, bannedWords: environment.bannedWords)
+    ClassesController(classes: environment.classes, users: environment.users, fanOut: fanOut, bannedWords: environment.bannedWords,
+                      requireVerifiedEmail: configuration.accounts.requireVerifiedEmail)
         .addRoutes(to: api)
     RecommendationsController(classes: environment.classes).addRoutes(to: api)
     AlertsController(alerts: environment.alerts).addRoutes(to: api)
@@ -231,7 +286,8 @@ func buildRouter(_ environment: ServerEnvironment, hub: ChatHub, fanOut: AlertFa
         upload: ImageUpload(limit: configuration.maxImageBytes, spoolFolder: (configuration.imagesDirectory as NSString).appendingPathComponent("tmp")),
         maxPixels: configuration.maxImagePixels
     ).addRoutes(to: api)
-    ChatController(chats: environment.chats, devices: environment.devices, hub: hub, logger: logger).addRoutes(to: api)
+    ChatController(chats: environment.chats, devices: environment.devices, hub: hub, logger: logger,
+                   requireVerifiedEmail: configuration.accounts.requireVerifiedEmail).addRoutes(to: api)
     DevicesController(devices: environment.devices).addRoutes(to: api)
     MatchesController(matches: environment.matches, classes: environment.classes, users: environment.users, hub: hub, fanOut: fanOut)
         .addRoutes(to: api)

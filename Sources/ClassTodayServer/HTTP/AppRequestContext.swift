@@ -64,4 +64,14 @@ public struct Caller: Sendable, Hashable {
     public var isOperator = false
     /// When the caller's session started (they signed in).
     public var signedInAt = Date.distantPast
+    /// Whether the caller's address is verified.
+    public var emailVerified = true
+
+    /// Throws a 403 problem when `required` (the `auth.requireVerifiedEmail` setting) and the caller's address is not
+    /// verified yet: what posting classes and opening chats check.
+    public func requireVerifiedEmail(_ required: Bool) throws {
+        guard required, !emailVerified else { return }
+        throw DomainError.forbidden(
+            "verify your email address first: follow the link mailed to it, or ask for a new one at POST /v1/auth/verify-email/resend")
+    }
 }

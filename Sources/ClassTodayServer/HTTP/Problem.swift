@@ -70,12 +70,16 @@ extension DomainError {
         case .badRequest(let detail, let errors): Problem(status: .badRequest, detail: detail, errors: errors.isEmpty ? nil : errors)
         case .unsupportedMediaType(let detail): Problem(status: .unsupportedMediaType, detail: detail)
         case .unavailable(let detail, _): Problem(status: .serviceUnavailable, detail: detail)
+        case .tooManyRequests(let detail, _): Problem(status: .tooManyRequests, detail: detail)
         }
     }
 
-    /// The headers the problem response carries besides its content type: `Retry-After` for an unavailable service.
+    /// The headers the problem response carries besides its content type: `Retry-After` for an unavailable service
+    /// or a refused request.
     var headers: HTTPFields {
-        guard case .unavailable(_, let seconds) = self else { return [:] }
-        return [.retryAfter: "\(max(1, seconds))"]
+        switch self {
+        case .unavailable(_, let seconds), .tooManyRequests(_, let seconds): [.retryAfter: "\(max(1, seconds))"]
+        default: [:]
+        }
     }
 }

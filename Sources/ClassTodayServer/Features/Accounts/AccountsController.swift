@@ -17,6 +17,12 @@ struct AccountsController {
     let termsVersion: String
     /// Deletes accounts.
     let eraser: AccountEraser
+    /// Creates accounts with their verification mail.
+    let tokens: any AccountTokenRepository
+    /// Writes the verification mail.
+    let mails: AccountMails
+    /// Wakes the mail delivery.
+    let mailQueued: @Sendable () -> Void
 
     /// Adds `/auth/...`, `/me` and `/users/{id}`.
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
@@ -34,24 +40,26 @@ struct AccountsController {
     @Sendable func signup(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<SessionResponse> {
         let body = try await request.decode(as: SignupRequest.self, context: context)
         var validator = FieldValidator()
-        if let email = body.email {
-            validator.check(UserRules.isValidEmail(email), "email", "must be a valid email address")
-        } else {
-            validator.fail("email", "is required")
-        }
+        UserRules.checkEmail(body.email, into: &validator)
         UserRules.checkPassword(body.password, into: &validator)
         validator.require(body.nickname, "nickname")
         validator.checkLength(body.nickname, "nickname", UserRules.nicknameLength)
         bannedWords.filter.check(body.nickname, "nickname", into: &validator)
         UserRules.checkTermsVersion(body.termsVersion, current: termsVersion, into: &validator)
+        let locale = Self.locale(body.locale, into: &validator)
         try validator.throwIfInvalid()
         guard let email = body.email, let password = body.password, let nickname = body.nickname else {
             throw DomainError.badRequest("email, password and nickname are required")
         }
         let hash = try await hasher.hash(password)
         // A client that sends no termsVersion showed the current terms (the field is optional for older clients).
-        let user = try await users.create(
-            NewUser(email: email, passwordHash: hash, nickname: nickname.trimmingWhitespace(), termsVersion: termsVersion), at: Date())
+        let newUser = NewUser(email: email, passwordHash: hash, nickname: nickname.trimmingWhitespace(), termsVersion: termsVersion,
+                              locale: locale ?? request.headers[.acceptLanguage].flatMap(UserLocale.init(acceptLanguage:)) ?? .default)
+        let (token, grant) = AccountRecoveryController.makeToken()
+        let user = try await self.tokens.createAccount(newUser, at: Date(), verification: grant, compose: { [mails] in
+            mails.emailVerification(token: token, to: $0)
+        })
+        mailQueued()
         let tokens = try await issuer.start(userId: user.id)
         context.logger.info("signed up", metadata: ["user_id": "\(user.id)"])
         return EditedResponse(status: .created, response: SessionResponse(tokens, user: response(user)))
@@ -108,6 +116,7 @@ struct AccountsController {
         validator.checkLength(patch.description, "description", UserRules.descriptionLength)
         validator.checkLength(patch.company, "company", UserRules.companyLength)
         let subjects: [Subject]? = EnumField.list(patch.subjects, "subjects", &validator)
+        let locale = Self.locale(patch.locale, into: &validator)
         UserRules.checkNoDuplicates(subjects, "subjects", into: &validator)
         if case .value(let imageId) = patch.profileImageId {
             let image = Identifier.isWellFormed(imageId) ? try await imageRecords.record(id: imageId) : nil
@@ -119,6 +128,7 @@ struct AccountsController {
             if let description = patch.description { user.description = description }
             if let company = patch.company { user.company = company }
             if let subjects { user.subjects = subjects }
+            if let locale { user.locale = locale }
             switch patch.profileImageId {
             case .absent: break
             case .null: user.profileImageId = nil
@@ -175,6 +185,14 @@ struct AccountsController {
 
     @Sendable func publicProfile(_ request: Request, context: AppRequestContext) async throws -> PublicProfileResponse {
         PublicProfileResponse(user: try await users.existingUser(id: try context.parameters.require("id")))
+    }
+
+    /// The locale a client sent (`ko` or `en`), or nil when it sent none; anything else, null too, is a validation error.
+    private static func locale(_ value: PatchValue<String>, into validator: inout FieldValidator) -> UserLocale? {
+        if case .absent = value { return nil }
+        let locale: UserLocale? = if case .value(let text) = value { UserLocale(rawValue: text) } else { nil }
+        validator.check(locale != nil, "locale", "must be one of \(UserLocale.allCases.map(\.rawValue).joined(separator: ", "))")
+        return locale
     }
 
     /// The full user, with whether the terms they accepted are the current ones.

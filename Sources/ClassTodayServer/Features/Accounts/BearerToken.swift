@@ -6,10 +6,10 @@ import Hummingbird
 
 /// Bearer tokens: 256-bit random values handed to the client once and stored only as their SHA-256.
 enum BearerToken {
-    /// A new token: 32 random bytes, base64url without padding (43 characters).
-    static func generate() -> String {
+    /// A new token: `byteCount` random bytes (32 by default), base64url without padding (43 characters for 32).
+    static func generate(byteCount: Int = 32) -> String {
         var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        let bytes = (0..<byteCount).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         return Data(bytes).base64URLEncoded
     }
 

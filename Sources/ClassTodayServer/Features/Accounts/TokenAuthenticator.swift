@@ -22,7 +22,7 @@ struct TokenAuthenticator: RouterMiddleware {
         if let owner = try await sessions.owner(tokenHash: tokenHash, now: Date()) {
             if let suspension = owner.suspension { throw DomainError.unauthorized(suspension.message) }
             context.caller = Caller(userId: owner.userId, tokenHash: tokenHash, sessionId: owner.sessionId, isOperator: owner.isOperator,
-                                    signedInAt: owner.signedInAt)
+                                    signedInAt: owner.signedInAt, emailVerified: owner.emailVerified)
             context.logger[metadataKey: "user_id"] = .string(owner.userId)
         }
         return try await next(request, context)

@@ -25,6 +25,10 @@ struct UserResponse: ResponseEncodable {
     /// The warnings operators gave the user: `{count, lastReason, lastAt}`.
     let warnings: WarningsResponse
     let createdAt: Date
+    /// Whether the user followed a link mailed to ``email`` (or a sign-in provider vouched for it).
+    let emailVerified: Bool
+    /// The language of the user's mails: `ko` or `en`.
+    let locale: UserLocale
 
     /// `{count, lastReason, lastAt}`: how many warnings, and the latest one's reason and time (null without any).
     struct WarningsResponse: Encodable {
@@ -41,6 +45,7 @@ struct UserResponse: ResponseEncodable {
         (termsAccepted, termsUpToDate) = (user.termsVersion, user.termsVersion == currentTermsVersion)
         (rating, createdAt) = (user.rating, user.createdAt)
         warnings = WarningsResponse(count: user.warnings.count, lastReason: user.warnings.lastReason, lastAt: user.warnings.lastAt)
+        (emailVerified, locale) = (user.emailVerified, user.locale)
     }
 }
 
@@ -91,6 +96,22 @@ struct SignupRequest: Decodable {
     let password: String?
     let nickname: String?
     let termsVersion: String?
+    /// `ko` or `en`: the language of the account's mails; without it, the request's `Accept-Language` decides (null is
+    /// refused: the field is a string when sent).
+    let locale: PatchValue<String>
+
+    private enum CodingKeys: String, CodingKey {
+        case email, password, nickname, termsVersion, locale
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        email = try container.decodeIfPresent(String.self, forKey: .email)
+        password = try container.decodeIfPresent(String.self, forKey: .password)
+        nickname = try container.decodeIfPresent(String.self, forKey: .nickname)
+        termsVersion = try container.decodeIfPresent(String.self, forKey: .termsVersion)
+        locale = try PatchValue(container, .locale)
+    }
 }
 
 /// The body of `DELETE /v1/me`: the password again, for an account that has one.
@@ -113,9 +134,11 @@ struct ProfilePatchRequest: Decodable {
     var subjects: [String]?
     var profileImageId: PatchValue<String> = .absent
     var termsVersion: String?
+    /// `ko` or `en` (null is refused).
+    var locale: PatchValue<String> = .absent
 
     private enum CodingKeys: String, CodingKey {
-        case nickname, description, company, subjects, profileImageId, termsVersion
+        case nickname, description, company, subjects, profileImageId, termsVersion, locale
     }
 
     init(from decoder: any Decoder) throws {
@@ -126,6 +149,7 @@ struct ProfilePatchRequest: Decodable {
         subjects = try container.decodeIfPresent([String].self, forKey: .subjects)
         profileImageId = try PatchValue(container, .profileImageId)
         termsVersion = try container.decodeIfPresent(String.self, forKey: .termsVersion)
+        locale = try PatchValue(container, .locale)
     }
 }
 

@@ -15,6 +15,8 @@ struct ChatController {
     let hub: ChatHub
     /// Where the sessions log.
     let logger: Logger
+    /// Whether opening a room needs a verified address (`auth.requireVerifiedEmail`).
+    var requireVerifiedEmail = false
 
     /// Adds the chat routes to the `/v1` group.
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
@@ -42,6 +44,7 @@ struct ChatController {
 
     @Sendable func openRoom(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<RoomResponse> {
         let caller = try context.requireCaller()
+        try caller.requireVerifiedEmail(requireVerifiedEmail)
         let body = try await request.decode(as: OpenRoomRequest.self, context: context)
         guard let classId = body.classId, !classId.isEmpty else { throw DomainError.invalid("classId", "is required") }
         let (room, created) = try await chats.openRoom(classId: classId, userId: caller.userId, at: Date())

@@ -225,6 +225,7 @@ final class ChatSession: Sendable {
         case .unauthorized(let detail): .error(code: "unauthorized", message: detail, clientId: clientId)
         case .badRequest(let detail, _), .unsupportedMediaType(let detail): .error(code: "bad_frame", message: detail, clientId: clientId)
         case .unavailable(let detail, _): .error(code: "unavailable", message: detail, clientId: clientId)
+        case .tooManyRequests(let detail, _): .error(code: "rate_limited", message: detail, clientId: clientId)
         }
     }
 

@@ -11,6 +11,8 @@ struct ClassesController {
     let fanOut: AlertFanOut
     /// The banned words that names and descriptions must not hold.
     let bannedWords: BannedWordsFile
+    /// Whether posting needs a verified address (`auth.requireVerifiedEmail`).
+    var requireVerifiedEmail = false
 
     /// Adds the listing routes to the `/v1` group.
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
@@ -30,6 +32,7 @@ struct ClassesController {
 
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<ClassResponse> {
         let caller = try context.requireCaller()
+        try caller.requireVerifiedEmail(requireVerifiedEmail)
         let draft = try await draft(from: request, context: context, creating: true)
         let now = Date()
         var listing = ClassListing(

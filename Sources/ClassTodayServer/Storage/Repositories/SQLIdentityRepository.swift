@@ -14,7 +14,8 @@ public struct SQLIdentityRepository: IdentityRepository {
     public func signIn(_ identity: VerifiedIdentity, newUser: NewProviderUser, at date: Date) async throws -> (user: User, created: Bool) {
         if let user = try await Self.owner(of: identity, database) { return (user, false) }
         let user = User(id: Identifier.make(at: date), email: identity.email ?? "", nickname: newUser.nickname,
-                        termsVersion: newUser.termsVersion, termsAcceptedAt: date, createdAt: date)
+                        termsVersion: newUser.termsVersion, termsAcceptedAt: date, createdAt: date,
+                        emailVerified: identity.email != nil)
         do {
             try await database.transaction { db in
                 try await SQLUserRepository.insert(user, passwordHash: SQLUserRepository.noPassword,

@@ -56,13 +56,14 @@ public struct SQLSessionRepository: SessionRepository {
     public func owner(tokenHash: String, now: Date) async throws -> SessionOwner? {
         try await database.row("""
             SELECT s.user_id, COALESCE(s.signed_in_at, s.created_at) AS signed_in_at, COALESCE(s.family_id, s.token_hash) AS session_id,
-                u.is_operator, u.suspended_at, u.suspended_until
+                u.is_operator, u.suspended_at, u.suspended_until, u.email_verified_at
             FROM sessions s JOIN users u ON u.id = s.user_id
             WHERE s.token_hash = \(tokenHash) AND s.expires_at > \(now.millisecondsSince1970)
             """).map { row in
             SessionOwner(userId: try row["user_id"], isOperator: try row["is_operator"],
                          suspension: Suspension.active(since: try row.optionalDate("suspended_at"), until: try row.optionalDate("suspended_until"), at: now),
-                         signedInAt: try row.date("signed_in_at"), sessionId: try row["session_id"])
+                         signedInAt: try row.date("signed_in_at"), sessionId: try row["session_id"],
+                         emailVerified: try row.optionalDate("email_verified_at") != nil)
         }
     }
 
@@ -87,6 +88,24 @@ public struct SQLSessionRepository: SessionRepository {
             DELETE FROM push_deliveries WHERE device_token IN (SELECT token FROM devices WHERE session_id = \(sessionId))
             """)
         try await db.execute("DELETE FROM devices WHERE session_id = \(sessionId)")
+    }
+
+    /// Ends every sign-in of `userId` but `keeping` in the caller's transaction: its bearer and refresh tokens and the
+    /// push devices it registered (with their pending deliveries). Returns the ended sign-ins' ids (``SessionOwner/sessionId``).
+    static func endSessions(ofUser userId: String, keeping: String?, _ db: any SQLExecutor) async throws -> [String] {
+        let ended: [String] = try await db.rows("""
+            SELECT COALESCE(family_id, token_hash) AS session_id FROM sessions WHERE user_id = \(userId)
+            UNION SELECT family_id AS session_id FROM refresh_tokens WHERE user_id = \(userId)
+            """).map { try $0["session_id"] as String }.filter { $0 != keeping }.sorted()
+        guard !ended.isEmpty else { return [] }
+        let sessions = db.dialect.list(ended)
+        try await db.execute("""
+            DELETE FROM push_deliveries WHERE device_token IN (SELECT token FROM devices WHERE session_id IN \(sessions))
+            """)
+        try await db.execute("DELETE FROM devices WHERE session_id IN \(sessions)")
+        try await db.execute("DELETE FROM sessions WHERE user_id = \(userId) AND COALESCE(family_id, token_hash) IN \(sessions)")
+        try await db.execute("DELETE FROM refresh_tokens WHERE user_id = \(userId) AND family_id IN \(sessions)")
+        return ended
     }
 
     @discardableResult

@@ -12,14 +12,20 @@ public struct SQLUserRepository: UserRepository {
     }
 
     public func create(_ user: NewUser, at date: Date) async throws -> User {
-        let created = User(id: Identifier.make(at: date), email: user.email.trimmingWhitespace(), nickname: user.nickname,
-                           termsVersion: user.termsVersion, termsAcceptedAt: user.termsVersion == nil ? nil : date, createdAt: date)
+        let created = Self.newUser(user, at: date)
         do {
             try await Self.insert(created, passwordHash: user.passwordHash, database)
         } catch is SQLUniqueViolation {
             throw DomainError.conflict("an account with this email already exists")
         }
         return created
+    }
+
+    /// The user a signup creates, not stored yet.
+    static func newUser(_ user: NewUser, at date: Date) -> User {
+        User(id: Identifier.make(at: date), email: user.email.trimmingWhitespace(), nickname: user.nickname,
+             termsVersion: user.termsVersion, termsAcceptedAt: user.termsVersion == nil ? nil : date, createdAt: date,
+             locale: user.locale)
     }
 
     /// The `password_hash` of an account without a password (created by a sign-in provider): no bcrypt hash is
@@ -41,11 +47,13 @@ public struct SQLUserRepository: UserRepository {
         let created = user.createdAt.millisecondsSince1970
         try await executor.execute("""
             INSERT INTO users (id, email, email_normalized, password_hash, nickname, description, company, subjects,
-                profile_image_id, lat, lon, keyword_location, detail_location, terms_version, terms_accepted_at, created_at, updated_at)
+                profile_image_id, lat, lon, keyword_location, detail_location, terms_version, terms_accepted_at, created_at, updated_at,
+                email_verified_at, locale)
             VALUES (\(user.id), \(user.email), \(emailKey ?? UserRules.normalizedEmail(user.email)), \(passwordHash), \(user.nickname),
                 \(user.description), \(user.company), \(StoredList.encode(user.subjects)), \(user.profileImageId),
                 \(user.location?.lat), \(user.location?.lon), \(user.keywordLocation), \(user.detailLocation),
-                \(user.termsVersion), \(user.termsAcceptedAt?.millisecondsSince1970), \(created), \(created))
+                \(user.termsVersion), \(user.termsAcceptedAt?.millisecondsSince1970), \(created), \(created),
+                \(user.emailVerified ? created : nil), \(user.locale.rawValue))
             """)
     }
 
@@ -73,7 +81,8 @@ public struct SQLUserRepository: UserRepository {
                     subjects = \(StoredList.encode(user.subjects)), profile_image_id = \(user.profileImageId),
                     lat = \(user.location?.lat), lon = \(user.location?.lon), keyword_location = \(user.keywordLocation),
                     detail_location = \(user.detailLocation), terms_version = \(user.termsVersion),
-                    terms_accepted_at = \(user.termsAcceptedAt?.millisecondsSince1970), updated_at = \(Date().millisecondsSince1970)
+                    terms_accepted_at = \(user.termsAcceptedAt?.millisecondsSince1970), locale = \(user.locale.rawValue),
+                    updated_at = \(Date().millisecondsSince1970)
                 WHERE id = \(id)
                 """)
             return user
@@ -93,7 +102,7 @@ public struct SQLUserRepository: UserRepository {
                 WHERE id IN (SELECT class_id FROM favorites WHERE user_id = \(id))
                 """)
             for table in ["favorites", "sessions", "refresh_tokens", "identities", "notifications", "alert_index", "alerts",
-                          "push_deliveries", "devices", "push_outbox", "chat_room_mutes"] {
+                          "push_deliveries", "devices", "push_outbox", "chat_room_mutes", "account_tokens", "mail_outbox"] {
                 try await db.execute("DELETE FROM \(raw: table) WHERE user_id = \(id)")
             }
             try await db.execute("DELETE FROM blocks WHERE blocker_id = \(id) OR blocked_id = \(id)")
@@ -101,7 +110,7 @@ public struct SQLUserRepository: UserRepository {
                 UPDATE users SET email = '', email_normalized = \("deleted:" + id), password_hash = '',
                     nickname = \(AccountDeletion.deletedNickname), description = '', company = '', subjects = '[]',
                     profile_image_id = NULL, lat = NULL, lon = NULL, keyword_location = NULL, detail_location = NULL,
-                    terms_version = NULL, terms_accepted_at = NULL, last_warning_reason = NULL,
+                    terms_version = NULL, terms_accepted_at = NULL, last_warning_reason = NULL, email_verified_at = NULL,
                     is_operator = \(raw: db.dialect.falseLiteral), deleted_at = \(now), updated_at = \(now)
                 WHERE id = \(id)
                 """)
@@ -142,6 +151,8 @@ extension User {
             termsAcceptedAt: (try row["terms_accepted_at"] as Int64?).map(Date.init(millisecondsSince1970:)),
             createdAt: try row.date("created_at"),
             warnings: UserWarnings(count: try row["warning_count"], lastReason: try row["last_warning_reason"],
-                                   lastAt: try row.optionalDate("last_warned_at")))
+                                   lastAt: try row.optionalDate("last_warned_at")),
+            emailVerified: try row.optionalDate("email_verified_at") != nil,
+            locale: UserLocale(rawValue: try row["locale"]) ?? .default)
     }
 }
