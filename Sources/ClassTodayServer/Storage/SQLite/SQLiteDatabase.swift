@@ -43,8 +43,10 @@ public struct SQLiteDatabase: SQLDatabase {
         try await pool.writeWithoutTransaction(Self.truncateLog)
     }
 
-    /// Checkpoints the whole log into the database file and truncates it, on the writer `db`.
+    /// Checkpoints the whole log into the database file and truncates it, on the writer `db`. A closed connection (the
+    /// pool was closed at shutdown, which emptied the log) has nothing to checkpoint: SQLite would be handed no handle.
     static func truncateLog(_ db: Database) throws {
+        guard db.sqliteConnection != nil else { return }
         let (logged, checkpointed) = try db.checkpoint(.truncate)
         guard logged <= 0 || logged == checkpointed else { throw SQLiteCheckpointIncomplete(logged: logged, checkpointed: checkpointed) }
     }
