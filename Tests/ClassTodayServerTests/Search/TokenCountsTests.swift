@@ -30,32 +30,6 @@ struct TokenCountsTests {
         }
     }
 
-    /// The levels of the messages logged through a ``RecordingLogHandler``.
-    final class LoggedLevels: Sendable {
-        let levels = Mutex<[Logger.Level]>([])
-    }
-
-    /// A log handler keeping the levels of the messages logged through it.
-    struct RecordingLogHandler: LogHandler {
-        let logged: LoggedLevels
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            logged.levels.withLock { $0.append(event.level) }
-        }
-    }
-
-    /// A logger keeping its messages' levels in `logged`.
-    static func recordingLogger(_ logged: LoggedLevels) -> Logger {
-        Logger(label: "test.token-counts") { _ in RecordingLogHandler(logged: logged) }
-    }
-
     /// How long the tests wait for a count's task: long, since the whole suite running in parallel on two cores can
     /// keep a task from being scheduled for many seconds; a passing test never waits it out.
     static let patience: Duration = .seconds(120)
@@ -67,8 +41,8 @@ struct TokenCountsTests {
     func countedApart() async throws {
         let index = Index(failing: [1])
         index.turns.withLock { $0 = 0 }
-        let logged = LoggedLevels()
-        let counts = TokenCounts(logger: Self.recordingLogger(logged)) { tokens in try await index.count(tokens) }
+        let logged = LogRecords()
+        let counts = TokenCounts(logger: logged.logger(label: "test.token-counts")) { tokens in try await index.count(tokens) }
         #expect(counts.counts(of: ["수학", "공업수"]) == [:])
         // A search lacking a token being counted starts no count of it.
         #expect(counts.counts(of: ["공업수"]) == [:])
@@ -76,7 +50,7 @@ struct TokenCountsTests {
         // The first count failed and kept nothing: a search lacking the token counts it again.
         let recounted = await eventually(timeout: Self.patience) { counts.counts(of: ["공업수"]).isEmpty && index.asked.withLock { $0.count } == 2 }
         #expect(recounted)
-        #expect(logged.levels.withLock { $0 } == [.warning])
+        #expect(logged.levels == [.warning])
         index.turns.withLock { $0 = 2 }
         #expect(await eventually(timeout: Self.patience) { counts.counts(of: ["공업수"]) == ["공업수": 3] })
         #expect(index.asked.withLock { $0 } == [["수학", "공업수"], ["공업수"]])
