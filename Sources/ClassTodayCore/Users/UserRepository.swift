@@ -46,6 +46,12 @@ extension UserRepository {
         guard let user = try await user(id: id) else { throw DomainError.notFound("user") }
         return user
     }
+
+    /// The password hash of `user`'s own account; nil for an account without a password. An account a provider
+    /// created may carry the email of another account, one with a password: only the user's own credentials count.
+    public func ownPasswordHash(of user: User) async throws -> String? {
+        try await credentials(email: user.email).flatMap { $0.userId == user.id ? $0.passwordHash : nil }
+    }
 }
 
 /// Stores bearer-token sessions by the hash of their token, with the refresh tokens that renew them. A sign-in starts

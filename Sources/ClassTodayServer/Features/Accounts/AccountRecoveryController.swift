@@ -138,12 +138,10 @@ struct AccountRecoveryController {
 
     /// Throws 403 unless `password` is the password of the caller's account (422 for an account without one).
     private func checkPassword(_ password: String, of caller: Caller) async throws {
-        let user = try await users.existingUser(id: caller.userId)
-        // An account a provider created may carry the address of another account: only the caller's own credentials count.
-        guard let credentials = try await users.credentials(email: user.email), credentials.userId == caller.userId else {
+        guard let passwordHash = try await users.ownPasswordHash(of: try await users.existingUser(id: caller.userId)) else {
             throw DomainError.forbidden("the account signs in with a provider and has no password")
         }
-        guard try await hasher.verify(password, against: credentials.passwordHash) else {
+        guard try await hasher.verify(password, against: passwordHash) else {
             throw DomainError.forbidden("the password is wrong")
         }
     }

@@ -148,10 +148,7 @@ struct AccountsController {
         let body = try await context.requestDecoder.decodeIfPresent(AccountDeletionRequest.self, from: request, context: context)
             ?? AccountDeletionRequest(password: nil)
         guard let user = try await users.user(id: caller.userId) else { throw DomainError.unauthorized("the account no longer exists") }
-        // An account a provider created may carry the email of another account, one with a password: only the
-        // caller's own credentials count.
-        let credentials = try await users.credentials(email: user.email).flatMap { $0.userId == caller.userId ? $0 : nil }
-        let passwordHash = credentials?.passwordHash ?? ""
+        let passwordHash = try await users.ownPasswordHash(of: user) ?? ""
         let matches: Bool? = if let password = body.password, !passwordHash.isEmpty {
             try await hasher.verify(password, against: passwordHash)
         } else {
