@@ -1,4 +1,5 @@
 import ClassTodayCore
+import NIOPosix
 import Synchronization
 
 /// Every listing that is neither deleted nor hidden, as a point held in memory in geohash order with the columns a
@@ -8,7 +9,10 @@ import Synchronization
 /// The points follow `classes` through the log `class_point_changes`, which triggers fill in whichever process writes
 /// (migration 0018). ``points(_:)`` first brings them up to the caller's snapshot: it applies the changes after the
 /// last one they hold, reading those listings as that snapshot has them, so a page is the one the SQL walk would read
-/// in the same snapshot. Points never read, or further behind than the log keeps, are read again whole.
+/// in the same snapshot. Points never read, or further behind than the log keeps, are read again whole, but never on
+/// an event loop (a request's handler, whose reads run there: ``SQLiteDatabase/read(_:)``): a million listings take
+/// seconds, which would stall every connection of the loop. A search there walks with SQL and asks for the read
+/// (``wholeReadsWanted``), which ``ClassPointWarmUp`` makes.
 public final class ClassPointIndex: Sendable {
     private enum State: Sendable {
         /// Not read yet.
@@ -26,8 +30,15 @@ public final class ClassPointIndex: Sendable {
     /// The most listings one statement reads while the points are read whole.
     private static let readBatch = 50_000
 
+    /// A whole read each, wanted by a search on an event loop that found the points unread or too far behind; at
+    /// most one waits.
+    let wholeReadsWanted: AsyncStream<Void>
+    private let wantWholeRead: AsyncStream<Void>.Continuation
+
     /// An empty index, read on first use.
-    init() {}
+    init() {
+        (wholeReadsWanted, wantWholeRead) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
 
     /// The points as of `db`'s snapshot (one read: ``SQLDatabase/read(_:)``), brought up to it; nil when they cannot
     /// answer this read (another read is reading them whole, a newer snapshot has already moved them on, or a
@@ -39,6 +50,7 @@ public final class ClassPointIndex: Sendable {
             return points
         }
         guard let held else {
+            guard mayReadWhole else { return nil }
             let claimed = state.withLock { state in
                 guard case .unread = state else { return false }
                 state = .reading
@@ -55,12 +67,21 @@ public final class ClassPointIndex: Sendable {
             return caughtUp
         }
         // Further behind than the log keeps, or a listing whose id cannot be held: read again whole, once.
+        guard mayReadWhole else { return nil }
         let claimed = state.withLock { state in
             guard case .ready(let current) = state, current.change == held.change else { return false }
             state = .reading
             return true
         }
         return claimed ? try await readWhole(as: latest, db) : nil
+    }
+
+    /// Whether this caller may read the points whole: not on an event loop, where the read is asked of
+    /// ``wholeReadsWanted`` instead.
+    private var mayReadWhole: Bool {
+        guard MultiThreadedEventLoopGroup.currentEventLoop != nil else { return true }
+        wantWholeRead.yield()
+        return false
     }
 
     /// Reads the points whole (``read(as:_:)``) for a caller that has set the state to reading, and keeps them.

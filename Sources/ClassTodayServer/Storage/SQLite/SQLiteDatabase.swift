@@ -1,6 +1,8 @@
 import Dispatch
 import Foundation
 import GRDB
+import NIOCore
+import NIOPosix
 import Synchronization
 
 /// The seam over GRDB's `DatabasePool`: single statements run on a pooled connection (reads on a reader, writes on
@@ -51,18 +53,23 @@ public struct SQLiteDatabase: SQLDatabase {
         guard logged <= 0 || logged == checkpointed else { throw SQLiteCheckpointIncomplete(logged: logged, checkpointed: checkpointed) }
     }
 
-    /// Lends a reader to `body` through GRDB's `asyncRead`, whose callback runs on the reader's thread inside its
-    /// read transaction: two dispatches there, and nothing to await afterwards, where GRDB's `async` read awaited the
-    /// pool and the reader in turn (two hops there and two back, besides a child task to serve the lease from). A
-    /// reader that cannot be had fails the body's statements.
+    /// Lends a reader to `body`. On an event loop's thread (a request's handler, ``EventLoopExecutor``) the reader
+    /// serves the body on that very thread, right after the handler's current job: no thread hop there and none
+    /// back, and no memory freed on a thread other than the one that took it (``Lease/serveHere(from:)``). Elsewhere, and in a
+    /// read nested in another lease's body, it serves through GRDB's `asyncRead`, whose callback runs on the reader's
+    /// thread inside its read transaction. A reader that cannot be had fails the body's statements.
     public func read<Result: Sendable>(_ body: (any SQLExecutor) async throws -> Result) async throws -> Result {
         let lease = Lease(points: points, counts: counts)
-        pool.asyncRead { connection in
-            guard case .failure(let error) = connection else { return _ = lease.serve(connection) }
-            // A closed pool calls back at once, on this very thread, which must not wait for the body it is to start.
-            DispatchQueue.global().async { _ = lease.serve(.failure(error)) }
+        if !Lease.isLent, let eventLoop = MultiThreadedEventLoopGroup.currentEventLoop {
+            eventLoop.execute { [pool] in lease.serveHere(from: pool) }
+        } else {
+            pool.asyncRead { connection in
+                guard case .failure(let error) = connection else { return _ = lease.serve(connection) }
+                // A closed pool calls back at once, on this very thread, which must not wait for the body it is to start.
+                DispatchQueue.global().async { _ = lease.serve(.failure(error)) }
+            }
         }
-        return try await lease.run(body).get()
+        return try await Lease.$isLent.withValue(true) { try await lease.run(body).get() }
     }
 
     /// Lends the writer to `body` through GRDB's `async` write, from a child task: unlike a read (``read(_:)``), a
@@ -147,16 +154,24 @@ public struct SQLiteDatabase: SQLDatabase {
             (classPoints, tokenCounts) = (points, counts)
         }
 
-        /// Runs `body` with this lease as its executor, then ends the lease (committing when the body returned).
+        /// Whether the current task runs a lease's body: a read it starts then never serves on an event loop, which
+        /// is waiting for that body.
+        @TaskLocal static var isLent = false
+
+        /// Runs `body` with this lease as its executor, then ends the lease (committing when the body returned). The
+        /// end is sent from the body's own executor, before the task leaves it: a lease served on an event loop
+        /// frees that loop then, and the task's next job can run there.
         func run<Value: Sendable>(_ body: (any SQLExecutor) async throws -> Value) async -> Swift.Result<Value, any Error> {
-            let result: Swift.Result<Value, any Error>
-            do {
-                result = .success(try await withTaskExecutorPreference(self) { try await body(self) })
-            } catch {
-                result = .failure(error)
+            await withTaskExecutorPreference(self) {
+                let result: Swift.Result<Value, any Error>
+                do {
+                    result = .success(try await body(self))
+                } catch {
+                    result = .failure(error)
+                }
+                send(.end(commit: (try? result.get()) != nil))
+                return result
             }
-            send(.end(commit: (try? result.get()) != nil))
-            return result
         }
 
         /// Runs what is sent on `connection` until the body ends (its statements throw the error when there is no
@@ -171,6 +186,22 @@ public struct SQLiteDatabase: SQLDatabase {
                 case .run(let work): work(connection)
                 case .end(let commit): return commit
                 }
+            }
+        }
+
+        /// Serves the body on the calling thread with a reader of `pool` (GRDB's synchronous read runs on the caller),
+        /// or with the error that no reader could be had.
+        func serveHere(from pool: DatabasePool) {
+            var served = false
+            do {
+                try pool.read { db in
+                    served = true
+                    _ = serve(.success(db))
+                }
+            } catch where !served {
+                _ = serve(.failure(error))
+            } catch {
+                // Ending the read transaction failed after the body had its result: nothing was written.
             }
         }
 
