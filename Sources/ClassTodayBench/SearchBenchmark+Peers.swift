@@ -162,17 +162,18 @@ extension SearchBenchmark {
                 "(the client is async-http-client in the bench's own process, on the server's event loops: both columns include its costs;",
                 "the server has its own connections, warmed by 400 searches at other places: each HTTP page is its first read of that place)",
                 "",
-                "kind                     HTTP p50  HTTP p99  /health p50  /health p99  HTTP//health p50  pages differing",
+                "kind                     HTTP p50  HTTP p99  /health p50  /health p99  HTTP//health p50  HTTP/PostGIS p50   p99  pages differing",
             ]
             for row in rows {
-                let (http, health) = (row.peers.http, row.peers.health)
+                let (http, health, postgis) = (row.peers.http, row.peers.health, row.peers.postgis)
                 lines.append(.reportLine(row.kind, [
                     (format(http.median), 9), (format(http.p99), 10), (format(health.median), 13), (format(health.p99), 13),
-                    (ratio(http.median / health.median), 18), ("\(row.peers.httpDisagreements)", 17),
+                    (ratio(http.median / health.median), 18), (ratio(http.median / postgis.median), 18), (ratio(http.p99 / postgis.p99), 6),
+                    ("\(row.peers.httpDisagreements)", 17),
                 ]))
             }
             lines += [
-                "(goal: HTTP p50 within 2.5x /health's)",
+                "(goals: HTTP p50 within 2.5x /health's; within 2x PostGIS's p50 above, and a p99 at most PostGIS's)",
                 "",
                 "profile of a page: statements per page (cell statements + other key statements + the listings read), and the median time per query of each stage",
                 "of the page read again in-process right before its HTTP request (warm: the first read above filled the reader's page cache)",

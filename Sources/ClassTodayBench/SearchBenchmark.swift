@@ -288,6 +288,10 @@ public struct SearchBenchmark: Sendable {
         if options.kinds.contains(.blocks) {
             lines += try await blockRows(centers: centers)
         }
+        if let peers {
+            let paths = centers.map { HTTPPeer.searchPath(ClassSearch.Circle(center: $0, radius: 2_000), limit: options.limit) }
+            lines += try Throughput(http: peers.http).report(pagePaths: paths, label: "2 km circle page")
+        }
         return lines
     }
 
