@@ -31,6 +31,8 @@ public struct AppConfiguration: Sendable {
     /// libvips' shared library, loaded at start: a file name found where the system's loader looks, or a path. When it
     /// cannot be loaded the server runs without image variants.
     public var vipsLibraryPath: String = VipsLibrary.defaultPath
+    /// Where image bytes are kept: the disk (the default) or an S3-compatible bucket.
+    public var imageStore = ImageStoreSettings()
     /// Requests per minute per client for ordinary routes; 0 turns rate limiting off.
     public var rateLimitPerMinute: Int = 600
     /// Requests per minute per client address for signup and login.
@@ -137,6 +139,7 @@ extension AppConfiguration {
         config.maxImagePixels = reader.int(forKey: "limits.imagePixels", default: config.maxImagePixels)
         config.imageVariantConcurrency = reader.int(forKey: "images.variantConcurrency", default: config.imageVariantConcurrency)
         config.vipsLibraryPath = reader.string(forKey: "images.vipsLibrary", default: config.vipsLibraryPath)
+        config.imageStore = try ImageStoreSettings(reader: reader, environment: ProcessInfo.processInfo.environment)
         config.rateLimitPerMinute = reader.int(forKey: "rateLimit", default: config.rateLimitPerMinute)
         config.authRateLimitPerMinute = reader.int(forKey: "authRateLimit", default: config.authRateLimitPerMinute)
         config.bcryptCost = reader.int(forKey: "bcrypt.cost", default: config.bcryptCost)
@@ -185,6 +188,7 @@ extension AppConfiguration {
         try signIn.validate()
         try push.validate()
         try mail.validate()
+        try imageStore.validate()
         try accounts.validate()
         guard bannedWordsCheckInterval >= .zero else {
             throw ConfigurationError.invalid(key: "bannedWords.checkSeconds", reason: "must not be negative")

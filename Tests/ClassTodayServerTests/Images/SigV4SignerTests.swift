@@ -94,6 +94,15 @@ struct SigV4SignerTests {
         #expect(try authorization(headers).hasSuffix("Signature=34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7"))
     }
 
+    @Test("S3 presigned GET (query-string authentication) of test.txt for 86400 seconds")
+    func presigned() {
+        let query = Self.s3.presignedQuery(
+            method: "GET", host: "examplebucket.s3.amazonaws.com", path: "/test.txt", expires: 86400, date: Self.s3Date)
+        #expect(query == "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20130524%2Fus-east-1%2Fs3%2Faws4_request"
+            + "&X-Amz-Date=20130524T000000Z&X-Amz-Expires=86400&X-Amz-SignedHeaders=host"
+            + "&X-Amz-Signature=aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404")
+    }
+
     @Test("a session token is sent and signed")
     func sessionToken() throws {
         var credentials = Self.s3.credentials

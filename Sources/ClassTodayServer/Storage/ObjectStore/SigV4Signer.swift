@@ -71,8 +71,7 @@ public struct SigV4Signer: Sendable {
         let request = [
             method, Self.encodedPath(path), Self.canonicalQuery(query), canonical.block, canonical.names, "UNSIGNED-PAYLOAD",
         ].joined(separator: "\n")
-        query.append(("X-Amz-Signature", signature(of: request, timestamp: timestamp)))
-        return Self.canonicalQuery(query)
+        return Self.canonicalQuery(query) + "&X-Amz-Signature=" + signature(of: request, timestamp: timestamp)
     }
 
     /// The hex signature of a canonical request made at `timestamp`.
