@@ -103,6 +103,11 @@ public struct AppConfiguration: Sendable {
         (dataDirectory as NSString).appendingPathComponent("images")
     }
 
+    /// The folder of the object store's local cache of images.
+    public var imageCacheDirectory: String {
+        (dataDirectory as NSString).appendingPathComponent("image-cache")
+    }
+
     /// The folder mails are written to when no SMTP server is configured.
     public var mailDirectory: String {
         mail.folder ?? (dataDirectory as NSString).appendingPathComponent("mail")

@@ -39,6 +39,13 @@ struct S3TestServer: Sendable {
     let port: Int
     /// The keys of the IAM user it knows.
     let credentials: AWSCredentials
+    /// The server's process id, for ``stop()``.
+    let processIdentifier: Int32
+
+    /// Stops the server now (an outage); it stays stopped.
+    func stop() {
+        kill(processIdentifier, SIGKILL)
+    }
 
     /// Runs `body` with a fresh server.
     static func run<Value: Sendable>(_ body: @Sendable (S3TestServer) async throws -> Value) async throws -> Value {
@@ -59,7 +66,8 @@ struct S3TestServer: Sendable {
         let fields = ready.split(whereSeparator: \.isWhitespace).map(String.init)
         try #require(fields.count == 4 && fields[0] == "READY", "the S3 test server did not start: \(ready)")
         let server = S3TestServer(
-            port: try #require(Int(fields[1])), credentials: AWSCredentials(accessKeyId: fields[2], secretAccessKey: fields[3]))
+            port: try #require(Int(fields[1])), credentials: AWSCredentials(accessKeyId: fields[2], secretAccessKey: fields[3]),
+            processIdentifier: process.processIdentifier)
         return try await body(server)
     }
 
@@ -74,6 +82,9 @@ struct S3TestServer: Sendable {
         settings.timeout = .seconds(10)
         return settings
     }
+
+    /// A client of its bucket, to look at what the server stored.
+    var client: S3Client { S3Client(settings: settings()) }
 
     /// Points `configuration` at its bucket.
     func configure(_ configuration: inout AppConfiguration, prefix: String = "") {

@@ -3,7 +3,6 @@ import Foundation
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
-import NIOSSL
 
 /// Why an object-store request failed. Every case is an outage for the server's clients (a 503), logged with its reason.
 public enum ObjectStoreError: Error, Equatable, CustomStringConvertible {
@@ -39,8 +38,8 @@ public enum S3GetResult: Sendable, Equatable {
 }
 
 /// A small S3 REST client: PUT, GET (with `Range` and `If-None-Match`), HEAD, DELETE and list, signed with
-/// ``SigV4Signer``, in path-style or virtual-hosted addressing. Every request is bounded by the settings' timeout;
-/// TLS is verified with the system's roots (the client is built with the default TLS configuration).
+/// ``SigV4Signer``, in path-style or virtual-hosted addressing. Every request, its answer's body included, is cancelled
+/// when it takes longer than the settings' timeout; TLS is verified with the system's roots (AsyncHTTPClient's default).
 public struct S3Client: Sendable {
     /// The bucket and how to reach it.
     public let settings: S3Settings
@@ -52,8 +51,8 @@ public struct S3Client: Sendable {
     /// The largest object read, in bytes: larger answers are refused rather than held.
     static let maximumObjectBytes = 256 << 20
 
-    /// A client for `settings` over `client` (which the caller shuts down).
-    public init(settings: S3Settings, client: HTTPClient) {
+    /// A client for `settings` over `client`.
+    public init(settings: S3Settings, client: HTTPClient = .shared) {
         self.settings = settings
         self.client = client
         signer = SigV4Signer(credentials: settings.credentials, region: settings.region, service: "s3")
@@ -61,14 +60,6 @@ public struct S3Client: Sendable {
         scheme = components?.scheme ?? "https"
         let authority = (components?.host ?? "") + (components?.port.map { ":\($0)" } ?? "")
         host = settings.pathStyle ? authority : "\(settings.bucket).\(authority)"
-    }
-
-    /// An HTTP client whose connections and idle reads time out after `timeout`, verifying TLS; the caller shuts it down.
-    public static func makeHTTPClient(timeout: Duration) -> HTTPClient {
-        let configuration = HTTPClient.Configuration(
-            tlsConfiguration: .makeClientConfiguration(),
-            timeout: .init(connect: TimeAmount(timeout), read: TimeAmount(timeout)))
-        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
 
     /// Stores `data` under `key`.
@@ -146,12 +137,31 @@ public struct S3Client: Sendable {
         if let body {
             request.body = .bytes(ByteBuffer(data: body))
         }
+        let (client, timeout, prepared) = (self.client, settings.timeout, request)
         do {
-            let response = try await client.execute(request, timeout: TimeAmount(settings.timeout))
-            let bytes = try await response.body.collect(upTo: Self.maximumObjectBytes)
-            return (Int(response.status.code), response.headers, Data(buffer: bytes))
+            return try await Self.within(timeout) {
+                let response = try await client.execute(prepared, timeout: TimeAmount(timeout))
+                let bytes = try await response.body.collect(upTo: Self.maximumObjectBytes)
+                return (Int(response.status.code), response.headers, Data(buffer: bytes))
+            }
         } catch {
             throw ObjectStoreError.unreachable(String(describing: error))
+        }
+    }
+
+    /// The value of `operation`, which is cancelled (and this throws) when it takes longer than `timeout`.
+    private static func within<Value: Sendable>(
+        _ timeout: Duration, _ operation: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
+        try await withThrowingTaskGroup(of: Value?.self) { group in
+            group.addTask { try await operation() }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let value = try await group.next(), let value else { throw ObjectStoreError.unreachable("no answer within \(timeout)") }
+            return value
         }
     }
 

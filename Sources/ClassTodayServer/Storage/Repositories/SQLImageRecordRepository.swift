@@ -24,7 +24,7 @@ public struct SQLImageRecordRepository: ImageRecordRepository {
                 VALUES (\(record.id), \(record.sha256), \(record.format.rawValue), \(record.bytes), \(record.width),
                     \(record.height), \(record.uploaderId), \(record.createdAt.millisecondsSince1970))
                 """)
-            try images.commit(blob)
+            try await images.commit(blob)
         }
     }
 
@@ -89,7 +89,7 @@ public struct SQLImageRecordRepository: ImageRecordRepository {
         for hash in Set(hashes).sorted() {
             try await Self.lockFile(sha256: hash, db)
             if try await db.row("SELECT 1 FROM images WHERE sha256 = \(hash) LIMIT 1") == nil {
-                try images.remove(sha256: hash)
+                try await images.remove(sha256: hash)
                 removed += 1
             }
         }
