@@ -95,8 +95,11 @@ public protocol ImageRecordRepository: Sendable {
     func delete(id: String, by userId: String) async throws
     /// Removes images that nothing references (no class, profile or chat message) and that were uploaded
     /// before `cutoff` (by `uploaderId` only, when given), then the stored bytes no record names any more. Returns
-    /// how many records and files went.
+    /// how many records and files went (files whose removal failed are queued and tried again later).
     func collectGarbage(uploadedBefore cutoff: Date, by uploaderId: String?) async throws -> (records: Int, files: Int)
+    /// Tries again to remove the stored bytes whose removal failed and is due at `now` (the store was unreachable);
+    /// returns how many went. A removal that fails again stays queued for later: none is ever forgotten.
+    func removeQueuedFiles(now: Date) async throws -> Int
 }
 
 extension ImageRecordRepository {

@@ -50,6 +50,8 @@ public struct AppConfiguration: Sendable {
     public var durableCommits: Bool = true
     /// How long an uploaded image may stay unattached (no class, profile or message) before it is removed.
     public var unattachedImageGrace: Duration = .seconds(24 * 3600)
+    /// How often image removals that failed (the image store was unreachable) are tried again when due.
+    public var imageRemovalRetryInterval: Duration = .seconds(30)
     /// How often background clean-up (expired sessions, unreferenced images) runs.
     public var cleanupInterval: Duration = .seconds(3600)
     /// How long a connection may stay idle, with no request arriving and none being answered, before it is closed:
@@ -154,6 +156,7 @@ extension AppConfiguration {
         config.durableCommits = reader.bool(forKey: "sqlite.durableCommits", default: config.durableCommits)
         config.unattachedImageGrace = .seconds(reader.int(forKey: "images.unattachedGraceSeconds", default: 24 * 3600))
         config.cleanupInterval = .seconds(reader.int(forKey: "cleanup.intervalSeconds", default: 3600))
+        config.imageRemovalRetryInterval = .seconds(reader.int(forKey: "images.removalRetrySeconds", default: 30))
         config.idleConnectionTimeout = .seconds(reader.int(forKey: "connections.idleSeconds", default: 75))
         config.bannedWordsPath = reader.string(forKey: "bannedWords.path", default: config.bannedWordsPath)
         config.bannedWordsCheckInterval = .seconds(reader.int(forKey: "bannedWords.checkSeconds", default: 2))
@@ -182,7 +185,13 @@ extension AppConfiguration {
         guard unattachedImageGrace >= .zero else {
             throw ConfigurationError.invalid(key: "images.unattachedGraceSeconds", reason: "must not be negative")
         }
+        guard imageRemovalRetryInterval > .zero else {
+            throw ConfigurationError.invalid(key: "images.removalRetrySeconds", reason: "must be positive")
+        }
         guard cleanupInterval > .zero else { throw ConfigurationError.invalid(key: "cleanup.intervalSeconds", reason: "must be positive") }
+        guard imageRemovalRetryInterval > .zero else {
+            throw ConfigurationError.invalid(key: "images.removalRetrySeconds", reason: "must be positive")
+        }
         guard idleConnectionTimeout > .zero else {
             throw ConfigurationError.invalid(key: "connections.idleSeconds", reason: "must be positive")
         }

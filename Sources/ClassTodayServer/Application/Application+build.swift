@@ -113,7 +113,7 @@ public struct ServerEnvironment: Sendable {
         return ServerEnvironment(
             configuration: configuration, storage: storage, users: SQLUserRepository(database: database),
             sessions: SQLSessionRepository(database: database), identities: SQLIdentityRepository(database: database), classes: SQLClassRepository(database: database),
-            images: images, imageRecords: SQLImageRecordRepository(database: database, images: images),
+            images: images, imageRecords: SQLImageRecordRepository(database: database, images: images, logger: logger),
             chats: SQLChatRepository(database: database), matches: SQLMatchRepository(database: database),
             alerts: SQLAlertRepository(database: database), blocks: SQLBlockRepository(database: database),
             moderation: SQLModerationRepository(database: database), metrics: PrometheusCollectorRegistry(), chatBus: chatBus,
@@ -216,6 +216,9 @@ public func buildApplication(
             accountMail.resetRequests,
             PeriodicJob(name: "clean-up", interval: configuration.cleanupInterval, logger: logger) {
                 try await environment.cleanUp()
+            },
+            PeriodicJob(name: "image-removals", interval: configuration.imageRemovalRetryInterval, logger: logger) {
+                _ = try await environment.imageRecords.removeQueuedFiles(now: Date())
             },
             PeriodicJob(name: "moderation-queue-age", interval: ModerationQueueGauge.interval, logger: logger) {
                 try await ModerationQueueGauge(environment).refresh()

@@ -86,3 +86,50 @@ struct ObjectStoreImageTests {
         }
     }
 }
+
+/// Two nodes over one PostgreSQL database and one bucket, sharing no disk.
+@Suite("Images in an object store across two nodes", .postgresOnly,
+       .enabled(if: S3TestServer.isAvailable, S3TestServer.unavailableReason),
+       .enabled(if: TestVips.isAvailable, "needs libvips (apt-get install libvips42)"))
+struct TwoNodeObjectStoreImageTests {
+    @Test("an upload on node 1 is served by node 2, a variant made on node 1 too (node 2 has no libvips), a deletion seen by both")
+    func twoNodes() async throws {
+        try await S3TestServer.run { server in
+            let first = try TestServer.configuration { server.configure(&$0) }
+            let second = try TestServer.configuration { configuration in
+                configuration.databaseURL = first.databaseURL
+                configuration.vipsLibraryPath = "/nonexistent/libvips.so.42"
+                server.configure(&configuration)
+            }
+            defer {
+                try? FileManager.default.removeItem(atPath: first.dataDirectory)
+                try? FileManager.default.removeItem(atPath: second.dataDirectory)
+            }
+            let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+            let nodeA = try await buildApplication(first, logger: logger)
+            let nodeB = try await buildApplication(second, logger: logger)
+            try await nodeA.runTest(.router) { a in
+                try await nodeB.runTest(.router) { b in
+                    let (token, _) = try await a.signup()
+                    let created = try await a.upload(try RealImages.photo(width: 1200, height: 900), contentType: "image/jpeg", token: token)
+                    let id = try #require(try created.jsonObject()["id"] as? String)
+                    let onA = try await a.send(.get, "/v1/images/\(id)")
+                    let onB = try await b.send(.get, "/v1/images/\(id)")
+                    #expect(onB.status == .ok && onB.body == onA.body && onB.headers[.eTag] == onA.headers[.eTag])
+
+                    #expect(try await a.send(.get, "/v1/images/\(id)/thumb").status == .ok)
+                    let thumb = try await b.send(.get, "/v1/images/\(id)/thumb")
+                    #expect(thumb.status == .ok && thumb.headers[.cacheControl] == "public, max-age=31536000, immutable")
+                    #expect(try RealImages.decode(Array(thumb.body.readableBytesView)).width == 320)
+
+                    #expect(try await a.send(.delete, "/v1/images/\(id)", token: token).status == .noContent)
+                    for client in [a, b] {
+                        #expect(try await client.send(.get, "/v1/images/\(id)").status == .notFound)
+                        #expect(try await client.send(.get, "/v1/images/\(id)/thumb").status == .notFound)
+                    }
+                    #expect(try await server.client.list(prefix: "").keys.isEmpty)
+                }
+            }
+        }
+    }
+}
