@@ -90,7 +90,7 @@ public struct S3Settings: Sendable, Equatable {
     }
 
     /// Checks the values; throws a ``ConfigurationError`` naming the key.
-    func validate() throws {
+    public func validate() throws {
         // S3's bucket naming rules: 3 to 63 lowercase letters, digits, dots and hyphens.
         let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789.-".utf8)
         guard (3...63).contains(bucket.utf8.count), bucket.utf8.allSatisfy(allowed.contains) else {
