@@ -144,6 +144,8 @@ public struct S3Client: Sendable {
                 let bytes = try await response.body.collect(upTo: Self.maximumObjectBytes)
                 return (Int(response.status.code), response.headers, Data(buffer: bytes))
             }
+        } catch let error as ObjectStoreError {
+            throw error
         } catch {
             throw ObjectStoreError.unreachable(String(describing: error))
         }
