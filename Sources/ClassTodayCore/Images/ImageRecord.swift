@@ -75,6 +75,23 @@ public protocol ImageRepository: Sendable {
     func storeVariant(_ data: Data, sha256: String, variant: ImageVariant, encoding: VariantEncoding) async throws -> String
     /// Deletes stored bytes and their variants; nothing happens when they are absent.
     func remove(sha256: String) async throws
+    /// A short-lived URL from which anyone may fetch the stored variant directly, when the store offers them (an
+    /// object store configured to) and the variant is stored; nil otherwise.
+    func temporaryURL(sha256: String, variant: ImageVariant, encoding: VariantEncoding) async throws -> TemporaryURL?
+}
+
+/// A URL valid for a while.
+public struct TemporaryURL: Sendable, Hashable {
+    /// The URL.
+    public let url: String
+    /// For how many seconds from now it is valid.
+    public let validSeconds: Int
+
+    /// Creates a temporary URL.
+    public init(url: String, validSeconds: Int) {
+        self.url = url
+        self.validSeconds = validSeconds
+    }
 }
 
 /// Who may do what with an image.

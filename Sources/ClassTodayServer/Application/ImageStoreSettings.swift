@@ -59,12 +59,15 @@ public struct S3Settings: Sendable, Equatable {
     public var credentials = AWSCredentials(accessKeyId: "", secretAccessKey: "")
     /// The longest time one request may take, body included.
     public var timeout: Duration = .seconds(10)
+    /// When above zero, a public variant is answered with a redirect to a presigned URL of its object, valid this many
+    /// seconds, instead of its bytes; zero (the default) serves every image through the server.
+    public var presignedRedirectSeconds = 0
 
     /// No bucket.
     public init() {}
 
     /// Reads `images.s3.bucket`, `.region`, `.endpoint`, `.pathStyle`, `.prefix`, `.accessKeyId`, `.secretAccessKey`,
-    /// `.sessionToken` and `.timeoutSeconds`; region and keys fall back on `AWS_REGION` (or `AWS_DEFAULT_REGION`),
+    /// `.sessionToken`, `.timeoutSeconds` and `.presignedRedirectSeconds`; region and keys fall back on `AWS_REGION` (or `AWS_DEFAULT_REGION`),
     /// `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN` in `environment`.
     init(reader: ConfigReader, environment: [String: String]) {
         func setting(_ key: String, _ variable: String, isSecret: Bool = false) -> String? {
@@ -81,6 +84,7 @@ public struct S3Settings: Sendable, Equatable {
             secretAccessKey: setting("secretAccessKey", "AWS_SECRET_ACCESS_KEY", isSecret: true) ?? "",
             sessionToken: setting("sessionToken", "AWS_SESSION_TOKEN", isSecret: true))
         timeout = .seconds(reader.int(forKey: "images.s3.timeoutSeconds", default: 10))
+        presignedRedirectSeconds = reader.int(forKey: "images.s3.presignedRedirectSeconds", default: presignedRedirectSeconds)
     }
 
     /// The service's base URL: ``endpoint`` or AWS S3's regional one.
@@ -107,5 +111,9 @@ public struct S3Settings: Sendable, Equatable {
         }
         guard !prefix.hasPrefix("/") else { throw ConfigurationError.invalid(key: "images.s3.prefix", reason: "must not start with '/'") }
         guard timeout > .zero else { throw ConfigurationError.invalid(key: "images.s3.timeoutSeconds", reason: "must be positive") }
+        // SigV4 presigned URLs live at most seven days.
+        guard (0...604_800).contains(presignedRedirectSeconds) else {
+            throw ConfigurationError.invalid(key: "images.s3.presignedRedirectSeconds", reason: "must be 0 to 604800")
+        }
     }
 }

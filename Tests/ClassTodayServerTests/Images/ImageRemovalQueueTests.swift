@@ -31,6 +31,7 @@ final class FlakyImageStore: ImageRepository {
     func storeVariant(_ data: Data, sha256: String, variant: ImageVariant, encoding: VariantEncoding) async throws -> String {
         try await disk.storeVariant(data, sha256: sha256, variant: variant, encoding: encoding)
     }
+    func temporaryURL(sha256: String, variant: ImageVariant, encoding: VariantEncoding) async throws -> TemporaryURL? { nil }
     func remove(sha256: String) async throws {
         let failing = state.withLock { state in
             state.removals += 1

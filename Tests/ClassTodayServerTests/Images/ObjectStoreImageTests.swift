@@ -49,6 +49,30 @@ struct ObjectStoreImageTests {
         }
     }
 
+    @Test("with presigned redirects on, a public variant in the bucket is a 307 to its object; the rest is served as before")
+    func presignedRedirect() async throws {
+        try await S3TestServer.run { server in
+            try await TestServer.withRouter(configure: { configuration in
+                server.configure(&configuration)
+                configuration.imageStore.s3.presignedRedirectSeconds = 600
+            }) { client in
+                let (token, _) = try await client.signup()
+                let photo = try RealImages.photo(width: 800, height: 600)
+                let id = try #require(try await client.upload(photo, contentType: "image/jpeg", token: token).jsonObject()["id"] as? String)
+                let sha256 = String(try #require(try await Self.keys(server).first?.split(separator: "/").last))
+                // Not in the bucket yet: made and served by the server, and stored.
+                #expect(try await client.send(.get, "/v1/images/\(id)/card").status == .ok)
+                let redirect = try await client.send(.get, "/v1/images/\(id)/card")
+                #expect(redirect.status == .temporaryRedirect)
+                let location = try #require(redirect.headers[.location])
+                #expect(location.hasPrefix("http://127.0.0.1:\(server.port)/\(S3TestServer.bucket)/variants/\(sha256.prefix(2))/\(sha256).card.jpeg?"))
+                #expect(location.contains("X-Amz-Expires=600&") && location.contains("X-Amz-Signature="))
+                #expect(redirect.headers[.cacheControl] == "private, max-age=300" && redirect.headers[.vary] == "Accept")
+                #expect(try await client.send(.get, "/v1/images/\(id)").status == .ok, "originals still come from the server")
+            }
+        }
+    }
+
     @Test("the store going away is a 503 problem with Retry-After, for uploads and for bytes not cached")
     func outage() async throws {
         try await S3TestServer.run { server in
@@ -95,40 +119,28 @@ struct TwoNodeObjectStoreImageTests {
     @Test("an upload on node 1 is served by node 2, a variant made on node 1 too (node 2 has no libvips), a deletion seen by both")
     func twoNodes() async throws {
         try await S3TestServer.run { server in
-            let first = try TestServer.configuration { server.configure(&$0) }
-            let second = try TestServer.configuration { configuration in
-                configuration.databaseURL = first.databaseURL
-                configuration.vipsLibraryPath = "/nonexistent/libvips.so.42"
+            try await TestServer.withTwoNodes(.router, configure: { node, configuration in
                 server.configure(&configuration)
-            }
-            defer {
-                try? FileManager.default.removeItem(atPath: first.dataDirectory)
-                try? FileManager.default.removeItem(atPath: second.dataDirectory)
-            }
-            let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
-            let nodeA = try await buildApplication(first, logger: logger)
-            let nodeB = try await buildApplication(second, logger: logger)
-            try await nodeA.runTest(.router) { a in
-                try await nodeB.runTest(.router) { b in
-                    let (token, _) = try await a.signup()
-                    let created = try await a.upload(try RealImages.photo(width: 1200, height: 900), contentType: "image/jpeg", token: token)
-                    let id = try #require(try created.jsonObject()["id"] as? String)
-                    let onA = try await a.send(.get, "/v1/images/\(id)")
-                    let onB = try await b.send(.get, "/v1/images/\(id)")
-                    #expect(onB.status == .ok && onB.body == onA.body && onB.headers[.eTag] == onA.headers[.eTag])
+                if node == 1 { configuration.vipsLibraryPath = "/nonexistent/libvips.so.42" }
+            }) { a, b, _ in
+                let (token, _) = try await a.signup()
+                let created = try await a.upload(try RealImages.photo(width: 1200, height: 900), contentType: "image/jpeg", token: token)
+                let id = try #require(try created.jsonObject()["id"] as? String)
+                let onA = try await a.send(.get, "/v1/images/\(id)")
+                let onB = try await b.send(.get, "/v1/images/\(id)")
+                #expect(onB.status == .ok && onB.body == onA.body && onB.headers[.eTag] == onA.headers[.eTag])
 
-                    #expect(try await a.send(.get, "/v1/images/\(id)/thumb").status == .ok)
-                    let thumb = try await b.send(.get, "/v1/images/\(id)/thumb")
-                    #expect(thumb.status == .ok && thumb.headers[.cacheControl] == "public, max-age=31536000, immutable")
-                    #expect(try RealImages.decode(Array(thumb.body.readableBytesView)).width == 320)
+                #expect(try await a.send(.get, "/v1/images/\(id)/thumb").status == .ok)
+                let thumb = try await b.send(.get, "/v1/images/\(id)/thumb")
+                #expect(thumb.status == .ok && thumb.headers[.cacheControl] == "public, max-age=31536000, immutable")
+                #expect(try RealImages.decode(Array(thumb.body.readableBytesView)).width == 320)
 
-                    #expect(try await a.send(.delete, "/v1/images/\(id)", token: token).status == .noContent)
-                    for client in [a, b] {
-                        #expect(try await client.send(.get, "/v1/images/\(id)").status == .notFound)
-                        #expect(try await client.send(.get, "/v1/images/\(id)/thumb").status == .notFound)
-                    }
-                    #expect(try await server.client.list(prefix: "").keys.isEmpty)
+                #expect(try await a.send(.delete, "/v1/images/\(id)", token: token).status == .noContent)
+                for client in [a, b] {
+                    #expect(try await client.send(.get, "/v1/images/\(id)").status == .notFound)
+                    #expect(try await client.send(.get, "/v1/images/\(id)/thumb").status == .notFound)
                 }
+                #expect(try await server.client.list(prefix: "").keys.isEmpty)
             }
         }
     }

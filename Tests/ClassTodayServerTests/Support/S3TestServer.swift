@@ -7,21 +7,7 @@ import Testing
 /// IAM user it made, with one bucket.
 struct S3TestServer: Sendable {
     /// The Python with moto: `CLASSTODAY_TEST_S3_PYTHON`, or the virtual environment under `.build`.
-    static let python: String? = {
-        let candidates = [ProcessInfo.processInfo.environment["CLASSTODAY_TEST_S3_PYTHON"],
-                          TestServer.repositoryRoot.appendingPathComponent(".build/s3-test-venv/bin/python3").path].compactMap { $0 }
-        return candidates.first { path in
-            guard FileManager.default.isExecutableFile(atPath: path) else { return false }
-            let probe = Process()
-            probe.executableURL = URL(fileURLWithPath: path)
-            probe.arguments = ["-c", "import moto.moto_server.threaded_moto_server, boto3"]
-            probe.standardOutput = FileHandle.nullDevice
-            probe.standardError = FileHandle.nullDevice
-            guard (try? probe.run()) != nil else { return false }
-            probe.waitUntilExit()
-            return probe.terminationStatus == 0
-        }
-    }()
+    static let python = TestPython.interpreter(variable: "CLASSTODAY_TEST_S3_PYTHON", venv: "s3-test-venv", importing: "moto.moto_server.threaded_moto_server, boto3")
 
     /// Whether the tests that need the server can run; when not, they are skipped with ``unavailableReason``.
     static var isAvailable: Bool { python != nil }

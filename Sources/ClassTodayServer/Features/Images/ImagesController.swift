@@ -119,6 +119,9 @@ struct ImagesController {
         let etag = "\"\(record.sha256).\(variant.rawValue).\(encoding.rawValue)\""
         // The ETag names the variant before it exists: a client holding it needs no render.
         if let notModified = Self.notModified(request, etag: etag, headers: headers) { return notModified }
+        if !varyByCaller, let temporary = try await images.temporaryURL(sha256: record.sha256, variant: variant, encoding: encoding) {
+            return Self.redirect(to: temporary)
+        }
         let path: String
         do {
             path = try await variants.file(sha256: record.sha256, variant: variant, encoding: encoding, logger: context.logger)
@@ -159,6 +162,14 @@ struct ImagesController {
         headers[.eTag] = etag
         let body = try await fileIO.loadFile(path: path, context: context)
         return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// A temporary redirect to a presigned URL of a public variant, cached by the client for half its life; it depends
+    /// on `Accept`, which picked the encoding.
+    private static func redirect(to temporary: TemporaryURL) -> Response {
+        Response(status: .temporaryRedirect, headers: [
+            .location: temporary.url, .cacheControl: "private, max-age=\(temporary.validSeconds / 2)", .vary: "Accept",
+        ])
     }
 
     /// The 304 for a request whose `If-None-Match` names `etag`, nil for other requests.

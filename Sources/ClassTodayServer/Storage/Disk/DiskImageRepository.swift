@@ -77,6 +77,11 @@ public struct DiskImageRepository: ImageRepository {
         try DurableFile.removeIfPresent(path(sha256: sha256))
     }
 
+    /// Never: the disk's files are served by the server.
+    public func temporaryURL(sha256: String, variant: ImageVariant, encoding: VariantEncoding) async throws -> TemporaryURL? {
+        nil
+    }
+
     /// The file path of stored bytes (present or not).
     public func path(sha256: String) -> String {
         let hex = DurableFile.isHexDigest(sha256) ? sha256 : "invalid"

@@ -75,6 +75,18 @@ public struct S3ImageRepository: ImageRepository {
         }
     }
 
+    /// A presigned URL of the stored variant when ``S3Settings/presignedRedirectSeconds`` is above zero.
+    public func temporaryURL(sha256: String, variant: ImageVariant, encoding: VariantEncoding) async throws -> TemporaryURL? {
+        let seconds = s3.settings.presignedRedirectSeconds
+        guard seconds > 0, DurableFile.isHexDigest(sha256) else { return nil }
+        let key = Self.variantKey(sha256, variant, encoding)
+        // A variant cached here is in the bucket: it was read from there or written there first.
+        if await cache.file(for: key) == nil {
+            guard try await store({ try await s3.head(key: s3.settings.prefix + key) }) != nil else { return nil }
+        }
+        return TemporaryURL(url: s3.presignedURL(key: s3.settings.prefix + key, expires: seconds), validSeconds: seconds)
+    }
+
     /// Every key an original and its variants may have, variants first (the original goes last, so that a delete that
     /// stops half way is repeated from the start).
     static func keys(of sha256: String) -> [String] {
