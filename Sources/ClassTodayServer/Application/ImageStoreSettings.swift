@@ -88,7 +88,7 @@ public struct S3Settings: Sendable, Equatable {
     }
 
     /// The service's base URL: ``endpoint`` or AWS S3's regional one.
-    var resolvedEndpoint: String {
+    public var resolvedEndpoint: String {
         let base = endpoint ?? "https://s3.\(region).amazonaws.com"
         return base.hasSuffix("/") ? String(base.dropLast()) : base
     }
