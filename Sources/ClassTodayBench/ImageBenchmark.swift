@@ -7,7 +7,8 @@ import Logging
 /// `classtoday-bench images`: thumbnails of phone-sized JPEGs made by the server's libvips pipeline, side by side with
 /// `vipsthumbnail` (libvips' own command) and ImageMagick's `convert -thumbnail` on the same files in one run, with
 /// p50/p99 times and peak resident memory; then the peak memory of the server process while two uploads' variants
-/// (thumb, card and full) are made at once.
+/// (thumb, card and full) are made at once; last the image stores side by side (``ImageStoreBenchmark``: the disk, and
+/// the bucket of `images.s3.*` when one is configured).
 public struct ImageBenchmark: Sendable {
     /// What to run.
     public struct Options: Sendable {
@@ -21,6 +22,8 @@ public struct ImageBenchmark: Sendable {
         public var vipsthumbnail = "/usr/bin/vipsthumbnail"
         /// ImageMagick's `convert` (Debian's imagemagick).
         public var convert = "/usr/bin/convert"
+        /// The bucket measured beside the disk, when one is configured.
+        public var s3: S3Settings?
 
         /// The defaults: 100 JPEGs of 4000 x 3000.
         public init() {}
@@ -126,6 +129,7 @@ public struct ImageBenchmark: Sendable {
             lines.append(row("classtoday \(variant.rawValue) (fits \(variant.boxSide))", sample, peakKiB: nil, note: "first 20 files"))
         }
 
+        lines += try await ImageStoreBenchmark(files: Array(files.prefix(20)), folder: folder + "/stores", s3: options.s3).run()
         return lines
     }
 

@@ -212,6 +212,10 @@ struct BenchCommand: AsyncParsableCommand {
                 var benchOptions = ImageBenchmark.Options()
                 (benchOptions.files, benchOptions.width, benchOptions.height) = (files, width, height)
                 (benchOptions.vipsthumbnail, benchOptions.convert) = (vipsthumbnail, convert)
+                if !configuration.imageStore.s3.bucket.isEmpty {
+                    try configuration.imageStore.s3.validate()
+                    benchOptions.s3 = configuration.imageStore.s3
+                }
                 return try await ImageBenchmark(benchOptions, dataDirectory: configuration.dataDirectory)
                     .run(vipsLibrary: configuration.vipsLibraryPath, progress: progress)
             }

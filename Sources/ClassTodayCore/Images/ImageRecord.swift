@@ -33,7 +33,7 @@ public struct ImageRecord: Sendable, Hashable {
     }
 }
 
-/// Bytes written to a temporary file and flushed to disk, ready to be committed under their hash.
+/// Bytes written to a temporary file on this node, ready to be committed under their hash.
 public struct PreparedBlob: Sendable, Hashable {
     /// Hex SHA-256 of the bytes.
     public let sha256: String
@@ -50,28 +50,48 @@ public struct PreparedBlob: Sendable, Hashable {
     }
 }
 
-/// Content-addressed storage of image bytes. Writing is two steps so that the cheap step can run inside a
-/// database transaction: ``prepare(_:)`` writes and flushes a temporary file, ``commit(_:)`` moves it under its
-/// hash (or drops it when the same bytes are already stored). The methods block on file I/O: call them off the
-/// event loops.
+/// Content-addressed storage of image bytes: originals named by their SHA-256, and the variants made from them.
+/// Two implementations: the local disk and an S3-compatible object store. Writing is two steps so that the slow step
+/// can run before a database transaction: ``prepare(_:)`` writes and flushes a temporary file, ``commit(_:)`` (inside
+/// the transaction that records the image) stores it under its hash, or drops it when the same bytes are there. Reads
+/// answer a file on this node's disk, so that the bytes stream out and the renderer reads them in place: the disk's
+/// own file, or the object store's copy in its local cache. A store that cannot be reached throws
+/// ``DomainError/unavailable(_:retryAfterSeconds:)``.
 public protocol ImageRepository: Sendable {
     /// Writes `data` to a temporary file and flushes it to disk.
-    func prepare(_ data: Data) throws -> PreparedBlob
+    func prepare(_ data: Data) async throws -> PreparedBlob
     /// Makes prepared bytes readable under their hash; the same bytes committed twice are stored once.
-    func commit(_ blob: PreparedBlob) throws
+    func commit(_ blob: PreparedBlob) async throws
     /// Removes a prepared blob that will not be committed.
-    func discard(_ blob: PreparedBlob)
+    func discard(_ blob: PreparedBlob) async
     /// Whether bytes with this hash are stored.
-    func contains(sha256: String) -> Bool
-    /// The file path of stored bytes, for streaming them out.
-    func path(sha256: String) -> String
-    /// Deletes stored bytes and their variants; nothing happens when they are absent.
-    func remove(sha256: String) throws
-    /// The file path of a variant of the stored bytes with this hash (present or not).
-    func variantPath(sha256: String, variant: ImageVariant, encoding: VariantEncoding) -> String
+    func contains(sha256: String) async throws -> Bool
+    /// A local file holding the stored bytes with this hash, nil when none are stored.
+    func originalFile(sha256: String) async throws -> String?
+    /// A local file holding the variant of the original with this hash, nil when it is not stored (yet).
+    func variantFile(sha256: String, variant: ImageVariant, encoding: VariantEncoding) async throws -> String?
     /// Stores the encoded bytes of a variant of the original with this hash, atomically (a reader sees the whole
-    /// file or none); storing the same variant twice keeps one.
-    func storeVariant(_ data: Data, sha256: String, variant: ImageVariant, encoding: VariantEncoding) throws
+    /// variant or none; storing the same variant twice keeps one), and answers a local file holding it.
+    func storeVariant(_ data: Data, sha256: String, variant: ImageVariant, encoding: VariantEncoding) async throws -> String
+    /// Deletes stored bytes and their variants; nothing happens when they are absent.
+    func remove(sha256: String) async throws
+    /// A short-lived URL from which anyone may fetch the stored variant directly, when the store offers them (an
+    /// object store configured to) and the variant is stored; nil otherwise.
+    func temporaryURL(sha256: String, variant: ImageVariant, encoding: VariantEncoding) async throws -> TemporaryURL?
+}
+
+/// A URL valid for a while.
+public struct TemporaryURL: Sendable, Hashable {
+    /// The URL.
+    public let url: String
+    /// For how many seconds from now it is valid.
+    public let validSeconds: Int
+
+    /// Creates a temporary URL.
+    public init(url: String, validSeconds: Int) {
+        self.url = url
+        self.validSeconds = validSeconds
+    }
 }
 
 /// Who may do what with an image.
@@ -92,8 +112,11 @@ public protocol ImageRecordRepository: Sendable {
     func delete(id: String, by userId: String) async throws
     /// Removes images that nothing references (no class, profile or chat message) and that were uploaded
     /// before `cutoff` (by `uploaderId` only, when given), then the stored bytes no record names any more. Returns
-    /// how many records and files went.
+    /// how many records and files went (files whose removal failed are queued and tried again later).
     func collectGarbage(uploadedBefore cutoff: Date, by uploaderId: String?) async throws -> (records: Int, files: Int)
+    /// Tries again to remove the stored bytes whose removal failed and is due at `now` (the store was unreachable);
+    /// returns how many went. A removal that fails again stays queued for later: none is ever forgotten.
+    func removeQueuedFiles(now: Date) async throws -> Int
 }
 
 extension ImageRecordRepository {

@@ -31,6 +31,8 @@ public struct AppConfiguration: Sendable {
     /// libvips' shared library, loaded at start: a file name found where the system's loader looks, or a path. When it
     /// cannot be loaded the server runs without image variants.
     public var vipsLibraryPath: String = VipsLibrary.defaultPath
+    /// Where image bytes are kept: the disk (the default) or an S3-compatible bucket.
+    public var imageStore = ImageStoreSettings()
     /// Requests per minute per client for ordinary routes; 0 turns rate limiting off.
     public var rateLimitPerMinute: Int = 600
     /// Requests per minute per client address for signup and login.
@@ -48,6 +50,8 @@ public struct AppConfiguration: Sendable {
     public var durableCommits: Bool = true
     /// How long an uploaded image may stay unattached (no class, profile or message) before it is removed.
     public var unattachedImageGrace: Duration = .seconds(24 * 3600)
+    /// How often image removals that failed (the image store was unreachable) are tried again when due.
+    public var imageRemovalRetryInterval: Duration = .seconds(30)
     /// How often background clean-up (expired sessions, unreferenced images) runs.
     public var cleanupInterval: Duration = .seconds(3600)
     /// How long a connection may stay idle, with no request arriving and none being answered, before it is closed:
@@ -101,6 +105,11 @@ public struct AppConfiguration: Sendable {
         (dataDirectory as NSString).appendingPathComponent("images")
     }
 
+    /// The folder of the object store's local cache of images.
+    public var imageCacheDirectory: String {
+        (dataDirectory as NSString).appendingPathComponent("image-cache")
+    }
+
     /// The folder mails are written to when no SMTP server is configured.
     public var mailDirectory: String {
         mail.folder ?? (dataDirectory as NSString).appendingPathComponent("mail")
@@ -137,6 +146,7 @@ extension AppConfiguration {
         config.maxImagePixels = reader.int(forKey: "limits.imagePixels", default: config.maxImagePixels)
         config.imageVariantConcurrency = reader.int(forKey: "images.variantConcurrency", default: config.imageVariantConcurrency)
         config.vipsLibraryPath = reader.string(forKey: "images.vipsLibrary", default: config.vipsLibraryPath)
+        config.imageStore = try ImageStoreSettings(reader: reader, environment: ProcessInfo.processInfo.environment)
         config.rateLimitPerMinute = reader.int(forKey: "rateLimit", default: config.rateLimitPerMinute)
         config.authRateLimitPerMinute = reader.int(forKey: "authRateLimit", default: config.authRateLimitPerMinute)
         config.bcryptCost = reader.int(forKey: "bcrypt.cost", default: config.bcryptCost)
@@ -146,6 +156,7 @@ extension AppConfiguration {
         config.durableCommits = reader.bool(forKey: "sqlite.durableCommits", default: config.durableCommits)
         config.unattachedImageGrace = .seconds(reader.int(forKey: "images.unattachedGraceSeconds", default: 24 * 3600))
         config.cleanupInterval = .seconds(reader.int(forKey: "cleanup.intervalSeconds", default: 3600))
+        config.imageRemovalRetryInterval = .seconds(reader.int(forKey: "images.removalRetrySeconds", default: 30))
         config.idleConnectionTimeout = .seconds(reader.int(forKey: "connections.idleSeconds", default: 75))
         config.bannedWordsPath = reader.string(forKey: "bannedWords.path", default: config.bannedWordsPath)
         config.bannedWordsCheckInterval = .seconds(reader.int(forKey: "bannedWords.checkSeconds", default: 2))
@@ -174,7 +185,13 @@ extension AppConfiguration {
         guard unattachedImageGrace >= .zero else {
             throw ConfigurationError.invalid(key: "images.unattachedGraceSeconds", reason: "must not be negative")
         }
+        guard imageRemovalRetryInterval > .zero else {
+            throw ConfigurationError.invalid(key: "images.removalRetrySeconds", reason: "must be positive")
+        }
         guard cleanupInterval > .zero else { throw ConfigurationError.invalid(key: "cleanup.intervalSeconds", reason: "must be positive") }
+        guard imageRemovalRetryInterval > .zero else {
+            throw ConfigurationError.invalid(key: "images.removalRetrySeconds", reason: "must be positive")
+        }
         guard idleConnectionTimeout > .zero else {
             throw ConfigurationError.invalid(key: "connections.idleSeconds", reason: "must be positive")
         }
@@ -185,6 +202,7 @@ extension AppConfiguration {
         try signIn.validate()
         try push.validate()
         try mail.validate()
+        try imageStore.validate()
         try accounts.validate()
         guard bannedWordsCheckInterval >= .zero else {
             throw ConfigurationError.invalid(key: "bannedWords.checkSeconds", reason: "must not be negative")

@@ -22,7 +22,7 @@ public struct ServerEnvironment: Sendable {
     public let identities: any IdentityRepository
     /// Class listings and favourites.
     public let classes: any ClassRepository
-    /// Image bytes, content-addressed on disk.
+    /// Image bytes, content-addressed on disk or in an object store.
     public let images: any ImageRepository
     /// Image records.
     public let imageRecords: any ImageRecordRepository
@@ -85,7 +85,7 @@ public struct ServerEnvironment: Sendable {
         } catch {
             throw ConfigurationError.invalid(key: "mail", reason: "cannot be used: \(error)")
         }
-        let images = try DiskImageRepository(root: configuration.imagesDirectory)
+        let images = try imageRepository(configuration, logger: logger)
         func migrations(_ backend: String) throws -> [Migration] {
             try Migration.load(from: URL(fileURLWithPath: configuration.migrationsDirectory).appendingPathComponent(backend).path)
         }
@@ -113,13 +113,31 @@ public struct ServerEnvironment: Sendable {
         return ServerEnvironment(
             configuration: configuration, storage: storage, users: SQLUserRepository(database: database),
             sessions: SQLSessionRepository(database: database), identities: SQLIdentityRepository(database: database), classes: SQLClassRepository(database: database),
-            images: images, imageRecords: SQLImageRecordRepository(database: database, images: images),
+            images: images, imageRecords: SQLImageRecordRepository(database: database, images: images, logger: logger),
             chats: SQLChatRepository(database: database), matches: SQLMatchRepository(database: database),
             alerts: SQLAlertRepository(database: database), blocks: SQLBlockRepository(database: database),
             moderation: SQLModerationRepository(database: database), metrics: PrometheusCollectorRegistry(), chatBus: chatBus,
             bannedWords: bannedWords, devices: SQLDeviceRepository(database: database), pushQueue: SQLPushQueue(database: database),
             pushCredentials: pushCredentials, mailQueue: SQLMailQueue(database: database),
             accountTokens: SQLAccountTokenRepository(database: database), mailTransport: mailTransport, mailTemplates: mailTemplates)
+    }
+
+    /// The image store `configuration` names: the disk, or an S3-compatible bucket with a cache on this node's disk.
+    private static func imageRepository(_ configuration: AppConfiguration, logger: Logger) throws -> any ImageRepository {
+        let disk = try DiskImageRepository(root: configuration.imagesDirectory)
+        switch configuration.imageStore.kind {
+        case .disk:
+            logger.debug("images are kept on disk", metadata: ["folder": "\(configuration.imagesDirectory)"])
+            return disk
+        case .s3:
+            let settings = configuration.imageStore.s3
+            logger.info("images are kept in an object store", metadata: [
+                "endpoint": "\(settings.resolvedEndpoint)", "bucket": "\(settings.bucket)", "prefix": "\(settings.prefix)",
+            ])
+            return try S3ImageRepository(
+                s3: S3Client(settings: settings), cacheFolder: configuration.imageCacheDirectory,
+                cacheMaxBytes: configuration.imageStore.cacheMaxBytes, logger: logger)
+        }
     }
 
     /// What must run beside the server for this storage: the SQLite pool (closed last, its log emptied and removed)
@@ -198,6 +216,9 @@ public func buildApplication(
             accountMail.resetRequests,
             PeriodicJob(name: "clean-up", interval: configuration.cleanupInterval, logger: logger) {
                 try await environment.cleanUp()
+            },
+            PeriodicJob(name: "image-removals", interval: configuration.imageRemovalRetryInterval, logger: logger) {
+                _ = try await environment.imageRecords.removeQueuedFiles(now: Date())
             },
             PeriodicJob(name: "moderation-queue-age", interval: ModerationQueueGauge.interval, logger: logger) {
                 try await ModerationQueueGauge(environment).refresh()

@@ -15,19 +15,8 @@ struct TwoNodeChatTests {
     static func withTwoNodes(
         _ body: @Sendable (any TestClientProtocol, any TestClientProtocol, _ database: String) async throws -> Void
     ) async throws {
-        let first = try TestServer.configuration()
-        let second = try TestServer.configuration { $0.databaseURL = first.databaseURL }
-        defer {
-            try? FileManager.default.removeItem(atPath: first.dataDirectory)
-            try? FileManager.default.removeItem(atPath: second.dataDirectory)
-        }
-        let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
-        let nodeA = try await buildApplication(first, logger: logger)
-        let nodeB = try await buildApplication(second, logger: logger)
-        try await nodeA.runTest(.live) { a in
-            try await nodeB.runTest(.live) { b in
-                try await body(a, b, try #require(first.databaseURL.flatMap { URL(string: $0)?.lastPathComponent }))
-            }
+        try await TestServer.withTwoNodes { a, b, first in
+            try await body(a, b, try #require(first.databaseURL.flatMap { URL(string: $0)?.lastPathComponent }))
         }
     }
 

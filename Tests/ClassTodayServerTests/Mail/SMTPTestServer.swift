@@ -9,21 +9,7 @@ import Testing
 /// package decodes from it, where ``mails()`` reads it.
 struct SMTPTestServer: Sendable {
     /// The Python with aiosmtpd: `CLASSTODAY_TEST_SMTP_PYTHON`, or the virtual environment under `.build`.
-    static let python: String? = {
-        let candidates = [ProcessInfo.processInfo.environment["CLASSTODAY_TEST_SMTP_PYTHON"],
-                          TestServer.repositoryRoot.appendingPathComponent(".build/smtp-test-venv/bin/python3").path].compactMap { $0 }
-        return candidates.first { path in
-            guard FileManager.default.isExecutableFile(atPath: path) else { return false }
-            let probe = Process()
-            probe.executableURL = URL(fileURLWithPath: path)
-            probe.arguments = ["-c", "import aiosmtpd"]
-            probe.standardOutput = FileHandle.nullDevice
-            probe.standardError = FileHandle.nullDevice
-            guard (try? probe.run()) != nil else { return false }
-            probe.waitUntilExit()
-            return probe.terminationStatus == 0
-        }
-    }()
+    static let python = TestPython.interpreter(variable: "CLASSTODAY_TEST_SMTP_PYTHON", venv: "smtp-test-venv", importing: "aiosmtpd")
 
     /// Whether the tests that need the server can run; when not, they are skipped with ``unavailableReason``.
     static var isAvailable: Bool { python != nil }

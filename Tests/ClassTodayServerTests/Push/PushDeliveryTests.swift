@@ -303,32 +303,18 @@ struct TwoNodePushTests {
     @Test("two nodes deliver each push exactly once")
     func exactlyOnce() async throws {
         try await PushFakes.run { fakes in
-            let first = try TestServer.configuration { fakes.configure(&$0) }
-            let second = try TestServer.configuration {
-                fakes.configure(&$0)
-                $0.databaseURL = first.databaseURL
-            }
-            defer {
-                try? FileManager.default.removeItem(atPath: first.dataDirectory)
-                try? FileManager.default.removeItem(atPath: second.dataDirectory)
-            }
-            let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
-            let nodeA = try await buildApplication(first, logger: logger)
-            let nodeB = try await buildApplication(second, logger: logger)
-            try await nodeA.runTest(.live) { a in
-                try await nodeB.runTest(.live) { b in
-                    let (seller, buyer, roomId) = try await a.sellerBuyerRoom()
-                    try await b.registerDevice(apnsToken(), as: buyer.token)
-                    try await b.registerDevice("fcm:two-nodes_1", platform: "android", as: buyer.token)
-                    for index in 0..<30 {
-                        try await (index % 2 == 0 ? a : b).say("메시지 \(index)", in: roomId, as: seller.token)
-                    }
-                    #expect(await eventually(timeout: .seconds(10)) { fakes.apns.received.count >= 30 && fakes.fcm.received.count >= 30 })
-                    try await Task.sleep(for: .milliseconds(500))
-                    for pushes in [fakes.apns.received, fakes.fcm.received] {
-                        #expect(pushes.count == 30)
-                        #expect(Set(pushes.compactMap { $0.data["messageId"] }).count == 30)
-                    }
+            try await TestServer.withTwoNodes(configure: { _, configuration in fakes.configure(&configuration) }) { a, b, _ in
+                let (seller, buyer, roomId) = try await a.sellerBuyerRoom()
+                try await b.registerDevice(apnsToken(), as: buyer.token)
+                try await b.registerDevice("fcm:two-nodes_1", platform: "android", as: buyer.token)
+                for index in 0..<30 {
+                    try await (index % 2 == 0 ? a : b).say("메시지 \(index)", in: roomId, as: seller.token)
+                }
+                #expect(await eventually(timeout: .seconds(10)) { fakes.apns.received.count >= 30 && fakes.fcm.received.count >= 30 })
+                try await Task.sleep(for: .milliseconds(500))
+                for pushes in [fakes.apns.received, fakes.fcm.received] {
+                    #expect(pushes.count == 30)
+                    #expect(Set(pushes.compactMap { $0.data["messageId"] }).count == 30)
                 }
             }
         }

@@ -98,7 +98,7 @@ struct PostgresRepositoryTests {
         let (owner, stranger) = (try await Self.makeUser(userRepository, "o"), try await Self.makeUser(userRepository, "x"))
         let old = Self.now() - 3600
         func upload() async throws -> ImageRecord {
-            let blob = try disk.prepare(Data("same bytes".utf8))
+            let blob = try await disk.prepare(Data("same bytes".utf8))
             let record = ImageRecord(id: Identifier.make(), sha256: blob.sha256, format: .png, bytes: blob.bytes, width: 2, height: 3,
                                      uploaderId: owner.id, createdAt: old)
             try await images.create(record, blob: blob)
@@ -113,14 +113,14 @@ struct PostgresRepositoryTests {
         try await images.delete(id: first.id, by: owner.id)
         #expect(try await images.record(id: first.id) == nil)
         #expect(try await userRepository.user(id: owner.id)?.profileImageId == nil)
-        #expect(disk.contains(sha256: first.sha256))
+        #expect(try await disk.contains(sha256: first.sha256))
         await #expect(throws: DomainError.notFound("image")) { try await images.delete(id: first.id, by: owner.id) }
 
         #expect(try await images.collectGarbage(uploadedBefore: old) == (0, 0))
         let collected = try await SQLImageRecordRepository(database: other.database, images: disk).collectGarbage(uploadedBefore: Self.now())
         #expect(collected == (1, 1))
         #expect(try await images.record(id: second.id) == nil)
-        #expect(!disk.contains(sha256: second.sha256))
+        #expect(try await !disk.contains(sha256: second.sha256))
     }
 
     @Test("chat: concurrent sends from two nodes get seqs 1...N without gaps; a client id repeated at once stores one message")

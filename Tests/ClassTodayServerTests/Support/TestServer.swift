@@ -57,6 +57,30 @@ enum TestServer {
         try await withApplication(.live, configure: customize, body)
     }
 
+    /// Runs `body` with clients of two nodes built over the same fresh database (PostgreSQL: see ``configuration(sqliteOnly:_:)``),
+    /// each with its own data folder; `customize` adjusts node 0's and node 1's configurations. `body` also gets the
+    /// first node's configuration.
+    static func withTwoNodes<Value>(
+        _ setup: TestingSetup = .live, configure customize: (_ node: Int, inout AppConfiguration) -> Void = { _, _ in },
+        _ body: @Sendable (any TestClientProtocol, any TestClientProtocol, AppConfiguration) async throws -> Value
+    ) async throws -> Value {
+        let first = try configuration { customize(0, &$0) }
+        let second = try configuration { configuration in
+            configuration.databaseURL = first.databaseURL
+            customize(1, &configuration)
+        }
+        defer {
+            try? FileManager.default.removeItem(atPath: first.dataDirectory)
+            try? FileManager.default.removeItem(atPath: second.dataDirectory)
+        }
+        let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        let nodeA = try await buildApplication(first, logger: logger)
+        let nodeB = try await buildApplication(second, logger: logger)
+        return try await nodeA.runTest(setup) { a in
+            try await nodeB.runTest(setup) { b in try await body(a, b, first) }
+        }
+    }
+
     private static func withApplication<Value>(
         _ setup: TestingSetup, configure customize: (inout AppConfiguration) -> Void,
         _ body: @Sendable (any TestClientProtocol) async throws -> Value

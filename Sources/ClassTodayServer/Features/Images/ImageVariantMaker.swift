@@ -9,7 +9,7 @@ public actor ImageVariantMaker {
     private let images: any ImageRepository
     private let renderer: VipsImageRenderer?
     private let limit: ConcurrencyLimit
-    private var renders: [String: Task<Void, any Error>] = [:]
+    private var renders: [String: Task<String, any Error>] = [:]
 
     /// Thrown by ``file(sha256:variant:encoding:logger:)`` when variants cannot be made because libvips is missing.
     public struct Unavailable: Error, Equatable {}
@@ -22,36 +22,34 @@ public actor ImageVariantMaker {
         self.limit = ConcurrencyLimit(width: concurrency)
     }
 
-    /// The path of the stored `variant` in `encoding` of the original with hash `sha256`, made first when missing;
-    /// the render logs to `logger` (libvips' own messages too, see ``VipsLogRouter``). Throws
-    /// ``VipsImageRenderer/Failure`` when the original cannot be rendered (nothing is stored then), and ``Unavailable``
-    /// when a variant that is not stored yet cannot be made.
+    /// A local file holding the stored `variant` in `encoding` of the original with hash `sha256`, made first (and stored
+    /// back) when missing; the render logs to `logger` (libvips' own messages too, see ``VipsLogRouter``). Throws
+    /// ``VipsImageRenderer/Failure`` when the original cannot be rendered (nothing is stored then), ``Unavailable``
+    /// when a variant that is not stored yet cannot be made, and ``DomainError/notFound(_:)`` when the original is gone.
     public func file(sha256: String, variant: ImageVariant, encoding: VariantEncoding, logger: Logger) async throws -> String {
-        let path = images.variantPath(sha256: sha256, variant: variant, encoding: encoding)
-        if FileManager.default.fileExists(atPath: path) { return path }
-        if let render = renders[path] {
-            try await render.value
-            return path
-        }
+        if let path = try await images.variantFile(sha256: sha256, variant: variant, encoding: encoding) { return path }
+        let name = "\(sha256).\(variant.rawValue).\(encoding.rawValue)"
+        if let render = renders[name] { return try await render.value }
         guard let renderer else { throw Unavailable() }
         let render = Task { [images, limit] in
-            try await limit.run {
+            guard let original = try await images.originalFile(sha256: sha256) else { throw DomainError.notFound("image") }
+            let data = try await limit.run {
                 try await WorkerPool.images.run {
                     let start = ContinuousClock.now
                     let data = try VipsLogRouter.shared.attributing(to: logger) {
-                        try renderer.render(file: images.path(sha256: sha256), variant: variant, encoding: encoding)
+                        try renderer.render(file: original, variant: variant, encoding: encoding)
                     }
-                    try images.storeVariant(data, sha256: sha256, variant: variant, encoding: encoding)
                     logger.debug("image variant made", metadata: [
                         "sha256": "\(sha256)", "variant": "\(variant.rawValue)", "encoding": "\(encoding.rawValue)",
                         "bytes": "\(data.count)", "duration": "\(ContinuousClock.now - start)",
                     ])
+                    return data
                 }
             }
+            return try await images.storeVariant(data, sha256: sha256, variant: variant, encoding: encoding)
         }
-        renders[path] = render
-        defer { renders[path] = nil }
-        try await render.value
-        return path
+        renders[name] = render
+        defer { renders[name] = nil }
+        return try await render.value
     }
 }

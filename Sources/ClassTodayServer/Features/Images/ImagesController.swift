@@ -31,27 +31,25 @@ struct ImagesController {
         } catch let error as ImageUpload.UploadError {
             return error.problem(limit: upload.limit).response()
         }
-        let images = self.images
-        let prepared: (info: ImageInfo, blob: PreparedBlob)? = try await NIOThreadPool.singleton.runIfActive {
+        let scrubbed: (info: ImageInfo, bytes: Data)? = try await NIOThreadPool.singleton.runIfActive {
             guard let info = ImageInspector.inspect(bytes) else { return nil }
             let stored = ImageLocationScrubber.removingLocation(from: bytes, format: info.format)
-            guard let storedInfo = ImageInspector.inspect(stored) else { return nil }
-            return (storedInfo, try images.prepare(stored))
+            return ImageInspector.inspect(stored).map { ($0, stored) }
         }
-        guard let prepared else {
+        guard let scrubbed else {
             return Problem(status: .unsupportedMediaType, detail: "the file is not a JPEG, PNG, WebP or HEIC/HEIF image").response()
         }
-        guard prepared.info.width * prepared.info.height <= maxPixels else {
-            images.discard(prepared.blob)
-            return Self.tooManyPixels(width: prepared.info.width, height: prepared.info.height, limit: maxPixels).response()
+        guard scrubbed.info.width * scrubbed.info.height <= maxPixels else {
+            return Self.tooManyPixels(width: scrubbed.info.width, height: scrubbed.info.height, limit: maxPixels).response()
         }
+        let prepared = (info: scrubbed.info, blob: try await images.prepare(scrubbed.bytes))
         let record = ImageRecord(
             id: Identifier.make(), sha256: prepared.blob.sha256, format: prepared.info.format, bytes: prepared.blob.bytes,
             width: prepared.info.width, height: prepared.info.height, uploaderId: caller.userId, createdAt: Date())
         do {
             try await records.create(record, blob: prepared.blob)
         } catch {
-            images.discard(prepared.blob)
+            await images.discard(prepared.blob)
             throw error
         }
         context.logger.info("image uploaded", metadata: ["image_id": "\(record.id)", "bytes": "\(record.bytes)"])
@@ -102,8 +100,10 @@ struct ImagesController {
     ) async throws -> Response {
         var headers: HTTPFields = [.contentType: record.format.contentType, .cacheControl: cacheControl]
         headers[.vary] = vary
-        return try await serveFile(at: images.path(sha256: record.sha256), etag: "\"\(record.sha256)\"", headers: headers,
-                                   request, context: context)
+        let etag = "\"\(record.sha256)\""
+        if let notModified = Self.notModified(request, etag: etag, headers: headers) { return notModified }
+        guard let path = try await images.originalFile(sha256: record.sha256) else { throw DomainError.notFound("image") }
+        return try await serveFile(at: path, etag: etag, headers: headers, request, context: context)
     }
 
     /// Serves `variant` of `record` in the encoding the request accepts, making it first when it is missing.
@@ -119,6 +119,9 @@ struct ImagesController {
         let etag = "\"\(record.sha256).\(variant.rawValue).\(encoding.rawValue)\""
         // The ETag names the variant before it exists: a client holding it needs no render.
         if let notModified = Self.notModified(request, etag: etag, headers: headers) { return notModified }
+        if !varyByCaller, let temporary = try await images.temporaryURL(sha256: record.sha256, variant: variant, encoding: encoding) {
+            return Self.redirect(to: temporary)
+        }
         let path: String
         do {
             path = try await variants.file(sha256: record.sha256, variant: variant, encoding: encoding, logger: context.logger)
@@ -159,6 +162,14 @@ struct ImagesController {
         headers[.eTag] = etag
         let body = try await fileIO.loadFile(path: path, context: context)
         return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// A temporary redirect to a presigned URL of a public variant, cached by the client for half its life; it depends
+    /// on `Accept`, which picked the encoding.
+    private static func redirect(to temporary: TemporaryURL) -> Response {
+        Response(status: .temporaryRedirect, headers: [
+            .location: temporary.url, .cacheControl: "private, max-age=\(temporary.validSeconds / 2)", .vary: "Accept",
+        ])
     }
 
     /// The 304 for a request whose `If-None-Match` names `etag`, nil for other requests.

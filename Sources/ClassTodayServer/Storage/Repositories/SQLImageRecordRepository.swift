@@ -1,19 +1,24 @@
 import ClassTodayCore
 import Foundation
+import Logging
 
-/// Image records, on either backend. Committing and removing image files happens inside the same transactions as
-/// the records, so that the garbage collector and an upload of the same bytes can never leave a record without its
-/// file. On PostgreSQL several nodes share the files' folder: a transaction-scoped lock per content hash
-/// (``SQLDialect/transactionLock(space:key:)``) stands in for SQLite's single writer, held by an upload from its insert until its
-/// commit and taken by removal before it checks that no record names the hash.
+/// Image records, on either backend. Committing an image's bytes happens inside the transaction that records it; the
+/// transaction that removes the last record naming some bytes queues their removal (`image_removals`), which runs
+/// after its commit in a transaction of its own that checks again that no record names them, so that the garbage
+/// collector and an upload of the same bytes can never leave a record without its bytes, and a store that cannot be
+/// reached delays a removal instead of losing it. On PostgreSQL several nodes share the store: a transaction-scoped
+/// lock per content hash (``SQLDialect/transactionLock(space:key:)``) stands in for SQLite's single writer, held by an
+/// upload from its insert until its commit and taken by removal before it checks that no record names the hash.
 public struct SQLImageRecordRepository: ImageRecordRepository {
-    private let database: any SQLDatabase
-    private let images: any ImageRepository
+    let database: any SQLDatabase
+    let images: any ImageRepository
+    let logger: Logger
 
-    /// Creates the repository over a database, keeping files in `images`.
-    public init(database: any SQLDatabase, images: any ImageRepository) {
+    /// Creates the repository over a database, keeping files in `images`; failed removals are logged to `logger`.
+    public init(database: any SQLDatabase, images: any ImageRepository, logger: Logger = Logger(label: "classtoday.images")) {
         self.database = database
         self.images = images
+        self.logger = logger
     }
 
     public func create(_ record: ImageRecord, blob: PreparedBlob) async throws {
@@ -24,7 +29,7 @@ public struct SQLImageRecordRepository: ImageRecordRepository {
                 VALUES (\(record.id), \(record.sha256), \(record.format.rawValue), \(record.bytes), \(record.width),
                     \(record.height), \(record.uploaderId), \(record.createdAt.millisecondsSince1970))
                 """)
-            try images.commit(blob)
+            try await images.commit(blob)
         }
     }
 
@@ -33,7 +38,7 @@ public struct SQLImageRecordRepository: ImageRecordRepository {
     }
 
     public func delete(id: String, by userId: String) async throws {
-        try await database.transaction { db in
+        let queued = try await database.transaction { db -> [String] in
             guard let row = try await db.row("SELECT * FROM images WHERE id = \(id) \(raw: db.dialect.lockForUpdate)") else {
                 throw DomainError.notFound("image")
             }
@@ -42,8 +47,9 @@ public struct SQLImageRecordRepository: ImageRecordRepository {
             try await db.execute("UPDATE users SET profile_image_id = NULL WHERE profile_image_id = \(id)")
             try await Self.removeFromListings(imageId: id, db)
             try await db.execute("DELETE FROM images WHERE id = \(id)")
-            _ = try await removeUnnamedFiles([record.sha256], db)
+            return try await Self.queueUnnamedFiles([record.sha256], db)
         }
+        _ = await removeQueued(queued)
     }
 
     /// Takes the image `imageId` out of the listings that show it: their `class_images` rows, and their `image_ids`
@@ -58,21 +64,20 @@ public struct SQLImageRecordRepository: ImageRecordRepository {
 
     public func collectGarbage(uploadedBefore cutoff: Date, by uploaderId: String?) async throws -> (records: Int, files: Int) {
         let byUploader: SQLStatement = uploaderId.map { "AND uploader_id = \($0)" } ?? ""
-        let (records, files) = try await database.transaction { db -> (Int, Int) in
+        let (records, queued) = try await database.transaction { db -> (Int, [String]) in
             // Lock the candidates first (waiting for anyone attaching one to a class), then check the references
             // again in a new statement, which sees what those attached.
             let candidates: [String] = try await db.rows("""
                 SELECT id FROM images WHERE created_at < \(cutoff.millisecondsSince1970) AND \(raw: Self.unreferenced) \(byUploader)
                 ORDER BY id \(raw: db.dialect.lockForUpdate)
                 """).map { try $0["id"] }
-            guard !candidates.isEmpty else { return (0, 0) }
+            guard !candidates.isEmpty else { return (0, []) }
             let hashes: [String] = try await db.rows("""
                 DELETE FROM images WHERE id IN \(db.dialect.list(candidates)) AND \(raw: Self.unreferenced) RETURNING sha256
                 """).map { try $0["sha256"] }
-            let files = try await removeUnnamedFiles(Set(hashes), db)
-            return (hashes.count, files)
+            return (hashes.count, try await Self.queueUnnamedFiles(hashes, db))
         }
-        return (records, files)
+        return (records, await removeQueued(queued))
     }
 
     /// The condition that no class, profile or chat message shows the image of the `images` row.
@@ -82,22 +87,26 @@ public struct SQLImageRecordRepository: ImageRecordRepository {
         AND NOT EXISTS (SELECT 1 FROM chat_messages m WHERE m.image_id = images.id)
         """
 
-    /// Removes the files of `hashes` that no record names any more; returns how many went.
-    private func removeUnnamedFiles(_ hashes: some Sequence<String>, _ db: any SQLExecutor) async throws -> Int {
-        var removed = 0
+    /// Queues the removal of the stored bytes of `hashes` that no record names any more; returns those hashes.
+    private static func queueUnnamedFiles(_ hashes: some Sequence<String>, _ db: any SQLExecutor) async throws -> [String] {
+        var queued: [String] = []
+        let now = Date().millisecondsSince1970
         // In one order, so that two transactions removing files cannot wait for each other's locks.
         for hash in Set(hashes).sorted() {
-            try await Self.lockFile(sha256: hash, db)
+            try await lockFile(sha256: hash, db)
             if try await db.row("SELECT 1 FROM images WHERE sha256 = \(hash) LIMIT 1") == nil {
-                try images.remove(sha256: hash)
-                removed += 1
+                try await db.execute("""
+                    INSERT INTO image_removals (sha256, queued_at, next_attempt_at) VALUES (\(hash), \(now), \(now))
+                    ON CONFLICT (sha256) DO NOTHING
+                    """)
+                queued.append(hash)
             }
         }
-        return removed
+        return queued
     }
 
     /// Waits for the lock on the file of `sha256`, held until the transaction ends (PostgreSQL only).
-    private static func lockFile(sha256: String, _ db: any SQLExecutor) async throws {
+    static func lockFile(sha256: String, _ db: any SQLExecutor) async throws {
         if let lock = db.dialect.transactionLock(space: fileLockSpace, key: sha256) {
             _ = try await db.rows(lock)
         }
