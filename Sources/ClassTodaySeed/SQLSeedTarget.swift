@@ -34,6 +34,7 @@ package struct SQLSeedTarget: SeedTarget {
     }
 
     package func upgradeKeywordIndex(logger: Logger) async throws {
+        try await (database as? SQLiteDatabase)?.finishKeywordIndexBuild(logger: logger)
         try await KeywordIndexUpgrade(classes: SQLClassRepository(database: database), logger: logger).upgrade()
     }
 

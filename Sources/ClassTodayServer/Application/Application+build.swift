@@ -144,7 +144,9 @@ public struct ServerEnvironment: Sendable {
     /// and the first read of the listings' points, or the PostgreSQL pool (closed last) and chat bus listener.
     func storageServices(logger: Logger) -> [any Service] {
         switch storage {
-        case .sqlite(let store): [SQLiteClosing(store: store, logger: logger), ClassPointWarmUp(store: store, logger: logger)]
+        case .sqlite(let store):
+            [SQLiteClosing(store: store, logger: logger), ClassPointWarmUp(store: store, logger: logger),
+             KeywordIndexBuilder(build: store.keywordIndexBuild, gauge: metrics.makeGauge(descriptor: KeywordIndexBuilder.descriptor), logger: logger)]
         case .postgres(let store): [store] + ((chatBus as? PostgresChatBus).map { [$0] } ?? [])
         }
     }

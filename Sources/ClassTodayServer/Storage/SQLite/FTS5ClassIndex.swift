@@ -1,8 +1,9 @@
 import ClassTodayCore
 
-/// Class keywords in SQLite: the FTS5 table `class_search` (rowid = `classes.rowid`) holds each listing's tokens,
+/// Class keywords in SQLite: the FTS5 table `class_search` (rowid = `classes.rowid`) indexes each listing's tokens,
 /// its name's tokens and its cells (``ClassSearchDocument``), so that a keyword within a cell is one doclist
-/// intersection. A listing's rowid is ordered as its creation time (``rowid(createdAt:)``), so that FTS5, walking a
+/// intersection. It keeps no copy of them (contentless, migration 0028): triggers on `classes` compute them from the
+/// listing's columns (``KeywordIndexTriggers``), and a new index is built in the background (``KeywordIndexBuild``). A listing's rowid is ordered as its creation time (``rowid(createdAt:)``), so that FTS5, walking a
 /// doclist by rowid descending, reads hits newest first and stops at the page's end.
 struct FTS5ClassIndex: ClassSearchIndex {
     /// Listings created in one millisecond share the rowids from `created_at << millisecondBits` on.
@@ -19,20 +20,11 @@ struct FTS5ClassIndex: ClassSearchIndex {
         ("rowid", Self.rowid(createdAt: createdAt))
     }
 
-    func index(_ listing: ClassListing, tokens: ClassSearchDocument.Tokens, _ db: any SQLExecutor) async throws {
-        try await remove(classId: listing.id, db)
-        let geohash = listing.location.map { Geohash($0, precision: Geohash.storagePrecision).string }
-        try await db.execute("""
-            INSERT INTO class_search (rowid, name, tokens, cells)
-            SELECT rowid, \(tokens.name), \(tokens.all),
-                \(ClassSearchDocument.cells(geohash: geohash, district: listing.keywordLocation))
-            FROM classes WHERE id = \(listing.id)
-            """)
-    }
+    /// Nothing to do: triggers on `classes` keep the index (``KeywordIndexTriggers``), whichever process writes.
+    func index(_ listing: ClassListing, tokens: ClassSearchDocument.Tokens, _ db: any SQLExecutor) async throws {}
 
-    func remove(classId: String, _ db: any SQLExecutor) async throws {
-        try await db.execute("DELETE FROM class_search WHERE rowid = (SELECT rowid FROM classes WHERE id = \(classId))")
-    }
+    /// Nothing to do: the trigger on `classes.deleted_at` removes a deleted listing's tokens (``KeywordIndexTriggers``).
+    func remove(classId: String, _ db: any SQLExecutor) async throws {}
 
     func keyword(_ keyword: SearchQuery, withinRanges: Bool) -> KeywordClause {
         let match = ClassSearchDocument.match(keyword)

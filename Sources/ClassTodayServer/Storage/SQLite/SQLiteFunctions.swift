@@ -21,14 +21,14 @@ enum SQLiteFunctions {
         return query.matches(ClassSearchDocument.text(name: name, description: description))
     }
 
-    /// `ct_search_tokens(name, description)`: ``ClassSearchDocument/tokens(name:description:)``, for migrations that
-    /// rebuild the keyword index.
+    /// `ct_search_tokens(name, description)`: ``ClassSearchDocument/tokens(name:description:)``, for the triggers that
+    /// keep the keyword index and the builds that fill it (``KeywordIndexTriggers``, ``KeywordIndexBuild``).
     static let searchTokens = DatabaseFunction("ct_search_tokens", argumentCount: 2, pure: true) { values in
         ClassSearchDocument.tokens(name: String.fromDatabaseValue(values[0]) ?? "", description: String.fromDatabaseValue(values[1]) ?? "")
     }
 
-    /// `ct_search_cells(geohash, keyword_location)`: ``ClassSearchDocument/cells(geohash:district:)``, for migrations
-    /// that rebuild the keyword index.
+    /// `ct_search_cells(geohash, keyword_location)`: ``ClassSearchDocument/cells(geohash:district:)``, for the triggers
+    /// that keep the keyword index and the builds that fill it.
     static let searchCells = DatabaseFunction("ct_search_cells", argumentCount: 2, pure: true) { values in
         ClassSearchDocument.cells(geohash: String.fromDatabaseValue(values[0]), district: String.fromDatabaseValue(values[1]))
     }
@@ -60,7 +60,7 @@ enum SQLiteFunctions {
     }
 }
 
-/// What the keyword index (`class_search`) holds of a listing, and the FTS5 expressions that query it. The index
+/// What the keyword index (`class_search`) indexes of a listing, and the FTS5 expressions that query it. The index
 /// has three columns: `name`, the search tokens of the name alone (relevance's first tier), `tokens`, those of the
 /// name and description, and `cells`, the listing's geohash prefixes of ``cellPrecisions`` characters and its
 /// district's token (``districtToken(_:)``), so that a keyword search within an area or a district intersects two

@@ -76,7 +76,12 @@ public struct SQLiteStore: Sendable {
         return SQLiteStore(writer: pool, logger: logger)
     }
 
-    /// Applies pending migrations, one transaction per file, and returns the ones applied.
+    /// The keyword index build a migration may have begun, which the server runs in the background.
+    var keywordIndexBuild: KeywordIndexBuild { KeywordIndexBuild(pool: writer) }
+
+    /// Applies pending migrations, one transaction per file, and returns the ones applied. A keyword index build of at
+    /// most ``KeywordIndexBuild/migrationLimit`` listings is then done at once (a new database's is empty); a larger one is
+    /// left to the server, which builds it in the background (``KeywordIndexBuilder``).
     @discardableResult
     public func migrate(_ migrations: [Migration], logger: Logger) async throws -> [Migration] {
         try await writer.write { db in
@@ -109,6 +114,9 @@ public struct SQLiteStore: Sendable {
                 }
             }
             logger.info("applied migration", metadata: ["version": "\(migration.version)", "name": "\(migration.name)"])
+        }
+        if try await !keywordIndexBuild.finish(ifAtMost: KeywordIndexBuild.migrationLimit) {
+            logger.notice("the keyword index is to be built again: the server builds it in the background")
         }
         return pending
     }
