@@ -35,6 +35,7 @@ struct AllKeywordHitsPlan: SearchPlan {
             SELECT \(keyColumns), \(distance) AS distance\(text) FROM classes c WHERE \(conditions.joined(with: " AND ")) LIMIT \(fewHits + 1)
             """)
         guard rows.count <= fewHits else { return nil }
+        trace?.examined(rows.count)
         let hits = try rows.map { try SearchKey(row: $0, sort: .distance) }.filter { isOnPage($0, within: circle) }
             .sorted(by: SearchKey.isNearer)
         let confirming = keyword.needsVerification ? keyword : nil

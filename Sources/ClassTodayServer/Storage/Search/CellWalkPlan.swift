@@ -57,11 +57,13 @@ struct CellWalkPlan: SearchPlan {
             // run of initials within a district and 50 km take 1.9 s (0.25 s counted, in more pages).
             examined += max(read.candidates, CellCandidates.crowdedCell)
             if let found = read.keys {
+                trace?.examined(read.candidates)
                 keys.add(found)
                 cellsRead += 1
                 if cellsRead == nextCheck {
                     nextCheck = 4 * keys.count < keys.wanted ? .max : 2 * nextCheck
                     if nextCheck == .max, let found = try await AllKeywordHitsPlan(query: query).keysFromHits(db) {
+                        trace?.handedOver(to: .allKeywordHits)
                         return (found, nil)
                     }
                 }

@@ -68,6 +68,7 @@ struct KeywordHitsByPointsPlan: SearchPlan {
                 continue
             }
             examined += max(rowids.count, CellCandidates.crowdedCell)
+            trace?.examined(rowids.count)
             pending += place(rowids, in: points, cell: entry.cell, filter: filter)
             pending.sort { ($0.point.distance, $0.point.id) < ($1.point.distance, $1.point.id) }
         }

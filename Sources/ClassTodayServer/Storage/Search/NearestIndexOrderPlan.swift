@@ -48,6 +48,7 @@ struct NearestIndexOrderPlan: SearchPlan {
                 return Page(items: [], nextCursor: nil)
             }
             let views = try await db.rows(statement).map(ClassView.init(row:))
+            trace?.examined(views.count)
             let read = views.map { view in
                 SearchKey(id: view.listing.id, distance: view.listing.location.map { Haversine.distance($0, circle.center) } ?? .infinity)
             }

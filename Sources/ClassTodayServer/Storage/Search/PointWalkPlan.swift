@@ -42,6 +42,7 @@ struct PointWalkPlan: SearchPlan {
                 if let key = filter.place(of: point) { found.append(key) }
             }
             passing.add(passed, of: count)
+            trace?.examined(count)
             nearest.add(found)
         }
         return nearest.finish().map(SearchKey.init(point:))

@@ -36,6 +36,7 @@ struct RelevanceTiersPlan: SearchPlan {
                                                   columns: relevanceColumns(area, tier: tier, keyword: keyword), conditions: filterConditions + area.all,
                                                   after: position, limit: filtersHere ? max(missing, batch) : missing, enough: missing, db)
                 let fetched = try hits.rows.map { try SearchKey(row: $0, sort: .relevance, tier: tier) }
+                trace?.examined(fetched.count)
                 let found = keys.count
                 keys += fetched.filter { key in
                     !(key.writerId.map(blockedWriters.contains) ?? false) && Self.belongs(key, to: tier, keyword: keyword)

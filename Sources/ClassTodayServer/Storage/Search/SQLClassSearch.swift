@@ -29,12 +29,15 @@ package struct SQLClassSearch {
     /// The most candidates a page's walk confirms or examines before it ends the page where it stands
     /// (``confirmationBudget``).
     let confirming: Int
+    /// Where the search records what it did, when asked (``SearchTrace``: `classtoday explain search`, the bench); nil
+    /// records nothing.
+    let trace: SearchTrace?
 
     /// The search `search` for the page `page` as `viewerId` sees it, in `dialect`'s SQL; tests set `fewHits` to 0 so
-    /// that a walk reads all its cells, and `confirming` low to end pages early.
+    /// that a walk reads all its cells, and `confirming` low to end pages early; `trace` records what it did.
     package init(
         search: ClassSearch, page: PageRequest, viewerId: String?, dialect: SQLDialect, fewHits: Int = Self.fewHits,
-        confirming: Int = Self.confirmationBudget
+        confirming: Int = Self.confirmationBudget, trace: SearchTrace? = nil
     ) {
         self.search = search
         self.page = page
@@ -42,6 +45,7 @@ package struct SQLClassSearch {
         self.dialect = dialect
         self.fewHits = fewHits
         self.confirming = confirming
+        self.trace = trace
     }
 
     /// The most candidates a page's walk reads to confirm a keyword on their text, or, nearest first with statements,
@@ -72,13 +76,19 @@ package struct SQLClassSearch {
         return try await database.read { db in try await run(db) }
     }
 
-    /// Runs the search on `db` (one snapshot: inside ``SQLDatabase/read(_:)``, but for a page the index orders): the
-    /// planner's plans in turn, until one answers.
+    /// Runs the search on `db` (one snapshot: inside ``SQLDatabase/read(_:)``, but for a page the index orders), its
+    /// statements recorded when its trace asks for them.
     package func run(_ db: any SQLExecutor) async throws -> Page<ClassView> {
+        guard let trace, trace.recordsStatements else { return try await answer(db) }
+        return try await answer(TracingExecutor(base: db, trace: trace))
+    }
+
+    /// Answers the page on `db` with the planner's plans in turn, until one answers.
+    private func answer(_ db: any SQLExecutor) async throws -> Page<ClassView> {
         if let keyword = search.keyword, let planned = try await planned(keyword, db) {
             var plannedSearch = self
             plannedSearch.search.keyword = planned
-            return try await plannedSearch.run(db)
+            return try await plannedSearch.answer(db)
         }
         let planner = SearchPlanner(search: search, index: dialect.classIndex, keepsPoints: db.classPoints != nil, readsHitsAtOnce: fewHits > 0)
         var scoped = self
@@ -88,7 +98,11 @@ package struct SQLClassSearch {
                 scoped.blockedWriters = Set(try await BlockSQL.counterparts(of: viewerId, db))
                 readBlocks = true
             }
-            if let page = try await scoped.plan(name).answer(db) { return page }
+            if let page = try await scoped.plan(name).answer(db) {
+                trace?.answered(by: name)
+                return page
+            }
+            trace?.declined(name)
         }
         preconditionFailure("the planner's last plan answers every page")
     }

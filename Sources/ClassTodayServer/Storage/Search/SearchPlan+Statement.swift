@@ -92,6 +92,7 @@ extension SearchPlan {
             // Texts holding a search's own ranges would fill SQLite's statement cache.
             statement.isCached = false
             let fetched = try await db.rows(statement).map { try SearchKey(row: $0, sort: search.sort) }
+            trace?.examined(fetched.count)
             keys += fetched.filter { accepts($0, confirming: confirmedHere) }
             guard fetched.count == batch, let last = fetched.last, let value = last.values.first else { break }
             position = SearchPosition(value: value, id: last.id)

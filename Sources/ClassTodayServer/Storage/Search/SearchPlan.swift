@@ -28,6 +28,8 @@ extension SearchPlan {
     var fewHits: Int { query.fewHits }
     /// The writers the viewer must not see, left out in Swift (``SQLClassSearch/blockedWriters``).
     var blockedWriters: Set<String> { query.blockedWriters }
+    /// Where the search records what it did, if anywhere.
+    var trace: SearchTrace? { query.trace }
 
     /// The position the page request continues after, if any.
     var startPosition: SearchPosition? {
