@@ -1,7 +1,6 @@
 import ClassTodayCore
 import Foundation
 
-
 /// The points a walk over the listings' points keeps: those within its circle after the page's cursor that pass
 /// the search's filters, and of no hidden writer.
 struct PointFilter {

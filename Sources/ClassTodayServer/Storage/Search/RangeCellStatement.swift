@@ -1,7 +1,6 @@
 import ClassTodayCore
 import Foundation
 
-
 /// The statement a nearest-first walk reads its cells with by geohash range, written once per walk with marks where a
 /// cell's range and the limit go, then bound to each cell's (``bound(to:limit:)``): nothing else differs between the
 /// cells, and writing the statement's text for every cell took a third of the search's own time in a served page.

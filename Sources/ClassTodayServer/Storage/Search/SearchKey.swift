@@ -1,7 +1,6 @@
 import ClassTodayCore
 import Foundation
 
-
 /// The sort key of one result, and what is needed to confirm a keyword.
 struct SearchKey {
     let id: String
