@@ -116,10 +116,14 @@ public struct SearchBenchmark: Sendable {
     struct SlowQuery {
         /// The keyword, and where it was asked.
         let query: String
+        /// The search itself, to name the plans that answer it (``SearchBenchmark/namingPlans(of:)``).
+        let search: ClassSearch
         let sqlite: Double
         let postgres: Double?
         /// What the bench's process waited on while SQLite answered.
         let sqliteWaits: Waits
+        /// The plans that answered it (``SearchPlanName``), SQLite's and PostgreSQL's when asked, once named.
+        var plans: (sqlite: String, postgres: String?)?
 
         /// The slower of the two backends' times, in milliseconds.
         var slower: Double { max(sqlite, postgres ?? 0) }
@@ -173,9 +177,10 @@ public struct SearchBenchmark: Sendable {
             }
         }
 
-        /// `query`'s line in the report: both backends' times, and what the process waited on, if anything.
+        /// `query`'s line in the report: both backends' times and plans, and what the process waited on, if anything.
         var reportText: String {
-            let times = "\(query) \(LatencySample.format(sqlite, decimals: 1)) / \(LatencySample.format(postgres ?? .nan, decimals: 1))"
+            var times = "\(query) \(LatencySample.format(sqlite, decimals: 1)) / \(LatencySample.format(postgres ?? .nan, decimals: 1))"
+            if let plans { times += " [\(plans.sqlite)\(plans.postgres.map { " / \($0)" } ?? "")]" }
             return sqliteWaits.reportText.map { times + " (\($0))" } ?? times
         }
 
@@ -475,7 +480,7 @@ public struct SearchBenchmark: Sendable {
             try await postgresSample?.record(query, sqlitePage: page, fullScan: index < options.fullScanQueries)
             let place = query.circle.map { String(format: " within %.0f m of %.4f, %.4f", $0.radius, $0.center.lat, $0.center.lon) }
                 ?? query.keywordLocation.map { " in \($0)" } ?? ""
-            queries.append(SlowQuery(query: keyword + place, sqlite: indexed.milliseconds.last ?? .nan,
+            queries.append(SlowQuery(query: keyword + place, search: query, sqlite: indexed.milliseconds.last ?? .nan,
                                      postgres: postgresSample?.search.milliseconds.last, sqliteWaits: waits))
             let match = query.keyword.map { ClassSearchDocument.match($0) }
             candidates += try await store.database.row("SELECT COUNT(*) AS count FROM class_search WHERE class_search MATCH \(match)")?["count"] ?? 0
@@ -485,7 +490,7 @@ public struct SearchBenchmark: Sendable {
         }
         return Row(kind: label, indexed: indexed,
                    candidatesPerResult: Double(candidates) / Double(max(results, 1)), fullScan: fullScan, rtree: nil,
-                   postgres: postgresSample, slowest: SlowQuery.slowest(of: queries))
+                   postgres: postgresSample, slowest: try await namingPlans(of: SlowQuery.slowest(of: queries)))
     }
 
     /// Circles of `radius` around `centers`, each within the district of the same index, nearest first; the candidates
@@ -504,11 +509,11 @@ public struct SearchBenchmark: Sendable {
             candidates += try await countRows(in: answer.readRanges)
             try await postgresSample?.record(query, sqlitePage: answer.page, fullScan: false)
             queries.append(SlowQuery(query: String(format: "%@ within %.0f m of %.4f, %.4f", district, radius, center.lat, center.lon),
-                                     sqlite: indexed.milliseconds.last ?? .nan, postgres: postgresSample?.search.milliseconds.last,
+                                     search: query, sqlite: indexed.milliseconds.last ?? .nan, postgres: postgresSample?.search.milliseconds.last,
                                      sqliteWaits: waits))
         }
         return Row(kind: label, indexed: indexed, candidatesPerResult: Double(candidates) / Double(max(results, 1)), fullScan: LatencySample(),
-                   rtree: nil, postgres: postgresSample, slowest: SlowQuery.slowest(of: queries))
+                   rtree: nil, postgres: postgresSample, slowest: try await namingPlans(of: SlowQuery.slowest(of: queries)))
     }
 
     func countRows(in ranges: [GeohashRange]) async throws -> Int {
@@ -602,7 +607,7 @@ public struct SearchBenchmark: Sendable {
         }
         let slow = rows.filter { !$0.slowest.isEmpty }
         if !slow.isEmpty {
-            lines += ["", "each keyword and district row's \(SlowQuery.reported) slowest queries, in ms (SQLite / PostgreSQL), with what the bench's "
+            lines += ["", "each keyword and district row's \(SlowQuery.reported) slowest queries, in ms (SQLite / PostgreSQL), [the plans that answered them], with what the bench's "
                       + "process waited on while SQLite answered (background keyword counts included): storage it read, and a CPU one of its "
                       + "threads waited \(SlowQuery.Waits.namedCPUWait / 1_000_000) ms or more for"]
             for row in slow {

@@ -8,6 +8,7 @@ struct ClassTodayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "classtoday",
         abstract: "The ClassToday server: neighbourhood classes, search, chat and matching.",
-        subcommands: [ServeCommand.self, MigrateCommand.self, SeedCommand.self, AdminCommand.self, ClusterCommand.self, ImagesCommand.self],
+        subcommands: [ServeCommand.self, MigrateCommand.self, SeedCommand.self, AdminCommand.self, ClusterCommand.self, ImagesCommand.self,
+                      ExplainCommand.self],
         defaultSubcommand: ServeCommand.self)
 }
