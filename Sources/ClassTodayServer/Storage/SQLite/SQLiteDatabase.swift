@@ -54,10 +54,10 @@ public struct SQLiteDatabase: SQLDatabase {
     }
 
     /// Lends a reader to `body`. On an event loop's thread (a request's handler, ``EventLoopExecutor``) the reader
-    /// serves the body on that very thread, right after the handler's current job: no thread hop there and none
-    /// back, and no memory freed on a thread other than the one that took it (``Lease/serveHere(from:)``). Elsewhere, and in a
-    /// read nested in another lease's body, it serves through GRDB's `asyncRead`, whose callback runs on the reader's
-    /// thread inside its read transaction. A reader that cannot be had fails the body's statements.
+    /// serves the body on that very thread, right after the handler's current job (``Lease/serveHere(from:)``): no
+    /// thread hop there and none back, and no memory freed on a thread other than the one that took it. Elsewhere, and
+    /// in a read nested in another lease's body, it serves through GRDB's `asyncRead`, whose callback runs on the
+    /// reader's thread inside its read transaction. A reader that cannot be had fails the body's statements.
     public func read<Result: Sendable>(_ body: (any SQLExecutor) async throws -> Result) async throws -> Result {
         let lease = Lease(points: points, counts: counts)
         if !Lease.isLent, let eventLoop = MultiThreadedEventLoopGroup.currentEventLoop {
