@@ -41,13 +41,10 @@ extension SearchBenchmark {
             var health: [Run] = []
             var pages: [Run] = []
             for round in 0..<rounds {
-                if round.isMultiple(of: 2) {
-                    health.append(try run(wrk, path: "/health", script: nil))
-                    pages.append(try run(wrk, path: "/", script: script.path))
-                } else {
-                    pages.append(try run(wrk, path: "/", script: script.path))
-                    health.append(try run(wrk, path: "/health", script: nil))
-                }
+                let healthFirst = round.isMultiple(of: 2)
+                if healthFirst { health.append(try run(wrk, path: "/health", script: nil)) }
+                pages.append(try run(wrk, path: "/", script: script.path))
+                if !healthFirst { health.append(try run(wrk, path: "/health", script: nil)) }
             }
             let median = { (runs: [Run], value: (Run) -> Double) in runs.map(value).sorted()[runs.count / 2] }
             let (healthRate, pageRate) = (median(health, \.requestsPerSecond), median(pages, \.requestsPerSecond))
@@ -107,23 +104,23 @@ extension SearchBenchmark {
 
         /// The number that follows `label` on its line.
         private static func value(after label: String, in text: String) -> Double? {
-            text.split(separator: "\n").lazy.compactMap { line -> Double? in
-                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-                guard fields.first.map(String.init) == label, fields.count > 1 else { return nil }
-                return Double(fields[1])
-            }.first
+            field(after: label, in: text).flatMap { Double($0) }
         }
 
         /// A latency that follows `label` (`812.00us`, `1.20ms`, `2.01s`), in milliseconds.
         private static func milliseconds(after label: String, in text: String) -> Double? {
-            text.split(separator: "\n").lazy.compactMap { line -> Double? in
+            guard let value = field(after: label, in: text) else { return nil }
+            for (unit, scale) in [("us", 0.001), ("ms", 1.0), ("s", 1_000.0)] where value.hasSuffix(unit) {
+                return Double(value.dropLast(unit.count)).map { $0 * scale }
+            }
+            return nil
+        }
+
+        /// The field after `label` on the first line of `text` that starts with it.
+        private static func field(after label: String, in text: String) -> Substring? {
+            text.split(separator: "\n").lazy.compactMap { line -> Substring? in
                 let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-                guard fields.first.map(String.init) == label, fields.count > 1 else { return nil }
-                let value = fields[1]
-                for (unit, scale) in [("us", 0.001), ("ms", 1.0), ("s", 1_000.0)] where value.hasSuffix(unit) {
-                    return Double(value.dropLast(unit.count)).map { $0 * scale }
-                }
-                return nil
+                return fields.count > 1 && fields[0] == label ? fields[1] : nil
             }.first
         }
 

@@ -50,7 +50,7 @@ public final class ClassPointIndex: Sendable {
             return points
         }
         guard let held else {
-            guard mayReadWhole else { return nil }
+            guard mayReadWholeHere() else { return nil }
             let claimed = state.withLock { state in
                 guard case .unread = state else { return false }
                 state = .reading
@@ -67,7 +67,7 @@ public final class ClassPointIndex: Sendable {
             return caughtUp
         }
         // Further behind than the log keeps, or a listing whose id cannot be held: read again whole, once.
-        guard mayReadWhole else { return nil }
+        guard mayReadWholeHere() else { return nil }
         let claimed = state.withLock { state in
             guard case .ready(let current) = state, current.change == held.change else { return false }
             state = .reading
@@ -76,9 +76,9 @@ public final class ClassPointIndex: Sendable {
         return claimed ? try await readWhole(as: latest, db) : nil
     }
 
-    /// Whether this caller may read the points whole: not on an event loop, where the read is asked of
-    /// ``wholeReadsWanted`` instead.
-    private var mayReadWhole: Bool {
+    /// Whether this caller may read the points whole: not on an event loop, where it asks ``wholeReadsWanted`` for the
+    /// read instead and answers false.
+    private func mayReadWholeHere() -> Bool {
         guard MultiThreadedEventLoopGroup.currentEventLoop != nil else { return true }
         wantWholeRead.yield()
         return false
