@@ -59,6 +59,9 @@ public struct AppConfiguration: Sendable {
     /// part of a body. Longer than a proxy's own idle timeout for its upstream connections (nginx: 60 s), so that the
     /// proxy, not the server, ends an idle upstream connection. WebSocket connections are kept alive by pings instead.
     public var idleConnectionTimeout: Duration = .seconds(75)
+    /// How long a stopping server lets a connection that is mid-request finish before closing it: a request already
+    /// sent is answered and its connection closed with the answer; one that stays unfinished is cut off after this.
+    public var shutdownGrace: Duration = .seconds(10)
     /// The banned-words list, reread when it changes; by default the one built into the binary's resource bundle
     /// (`Resources/banned-words.txt`, which describes the format).
     public var bannedWordsPath: String = BuiltInResources.bannedWordsPath
@@ -158,6 +161,7 @@ extension AppConfiguration {
         config.cleanupInterval = .seconds(reader.int(forKey: "cleanup.intervalSeconds", default: 3600))
         config.imageRemovalRetryInterval = .seconds(reader.int(forKey: "images.removalRetrySeconds", default: 30))
         config.idleConnectionTimeout = .seconds(reader.int(forKey: "connections.idleSeconds", default: 75))
+        config.shutdownGrace = .seconds(reader.int(forKey: "connections.shutdownGraceSeconds", default: 10))
         config.bannedWordsPath = reader.string(forKey: "bannedWords.path", default: config.bannedWordsPath)
         config.bannedWordsCheckInterval = .seconds(reader.int(forKey: "bannedWords.checkSeconds", default: 2))
         config.termsVersion = reader.string(forKey: "terms.version", default: config.termsVersion)
@@ -189,11 +193,11 @@ extension AppConfiguration {
             throw ConfigurationError.invalid(key: "images.removalRetrySeconds", reason: "must be positive")
         }
         guard cleanupInterval > .zero else { throw ConfigurationError.invalid(key: "cleanup.intervalSeconds", reason: "must be positive") }
-        guard imageRemovalRetryInterval > .zero else {
-            throw ConfigurationError.invalid(key: "images.removalRetrySeconds", reason: "must be positive")
-        }
         guard idleConnectionTimeout > .zero else {
             throw ConfigurationError.invalid(key: "connections.idleSeconds", reason: "must be positive")
+        }
+        guard shutdownGrace > .zero else {
+            throw ConfigurationError.invalid(key: "connections.shutdownGraceSeconds", reason: "must be positive")
         }
         guard tokenLifetime > .zero else { throw ConfigurationError.invalid(key: "tokens.lifetimeSeconds", reason: "must be positive") }
         guard refreshTokenLifetime > .zero else {

@@ -207,7 +207,7 @@ public func buildApplication(
         server: .hardenedHTTP1WebSocketUpgrade(
             webSocketRouter: router,
             webSocket: .init(maxFrameSize: ChatSession.maximumFrameSize, autoPing: .enabled(timePeriod: .seconds(30))),
-            idleTimeout: configuration.idleConnectionTimeout),
+            idleTimeout: configuration.idleConnectionTimeout, shutdownGrace: configuration.shutdownGrace),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "classtoday", backlog: 4096),
         services: environment.storageServices(logger: logger) + [
             hub,

@@ -17,15 +17,17 @@ struct HardenedHTTPChannel<Base: ServerChildChannel>: ServerChildChannel {
     let firstRequestDeadline: TimeAmount
     /// How long and how much a closing connection keeps reading.
     let lingering: LingeringCloseHandler.Limits
+    /// How long a stopping server lets a connection finish its request (``QuiescingHandler``).
+    let shutdownGrace: TimeAmount
 
     /// Sets `channel` up as `base` does, then adds the five handlers.
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Base.Value> {
-        let (lingering, firstRequestDeadline) = (lingering, firstRequestDeadline)
+        let (lingering, firstRequestDeadline, shutdownGrace) = (lingering, firstRequestDeadline, shutdownGrace)
         return base.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let pipeline = channel.pipeline.syncOperations
             let lingeringHandler = LingeringCloseHandler(limits: lingering)
             try pipeline.addHandler(lingeringHandler, position: .first)
-            try pipeline.addHandler(QuiescingHandler(), position: .after(lingeringHandler))
+            try pipeline.addHandler(QuiescingHandler(grace: shutdownGrace), position: .after(lingeringHandler))
             let parser = try pipeline.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self)
             try pipeline.addHandler(RequestHeadDeadlineHandler(deadline: firstRequestDeadline), position: .after(parser.handler))
             try pipeline.addHandler(MalformedRequestHandler())
@@ -52,10 +54,11 @@ extension HTTPServerBuilder {
     /// A connection is closed once it has been idle for `idleTimeout` with nothing being answered: before its first
     /// request head is whole (``RequestHeadDeadlineHandler``), between requests and between the parts of a request body
     /// (Hummingbird's idle timeout). A request the server is still answering keeps its connection; an upgraded
-    /// WebSocket is kept alive by its pings instead.
+    /// WebSocket is kept alive by its pings instead. When the server stops, a connection still mid-request gets
+    /// `shutdownGrace` to finish it.
     static func hardenedHTTP1WebSocketUpgrade(
         webSocketRouter: Router<AppRequestContext>, webSocket: WebSocketServerConfiguration,
-        idleTimeout: Duration, lingering: LingeringCloseHandler.Limits = .init()
+        idleTimeout: Duration, shutdownGrace: Duration, lingering: LingeringCloseHandler.Limits = .init()
     ) -> HTTPServerBuilder {
         let webSocketResponder = webSocketRouter.buildResponder()
         let idleTimeout = TimeAmount(idleTimeout)
@@ -66,7 +69,7 @@ extension HTTPServerBuilder {
                     configuration: .init(
                         http1: .init(additionalChannelHandlers: [CloseAfterResponseHandler()], idleTimeout: idleTimeout),
                         ws: webSocket)),
-                firstRequestDeadline: idleTimeout, lingering: lingering)
+                firstRequestDeadline: idleTimeout, lingering: lingering, shutdownGrace: TimeAmount(shutdownGrace))
         }
     }
 }

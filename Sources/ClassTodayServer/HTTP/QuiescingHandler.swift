@@ -21,7 +21,7 @@ final class QuiescingHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var deadline: Scheduled<Void>?
 
     /// A handler that closes its connection at most `grace` after the server starts stopping.
-    init(grace: TimeAmount = .seconds(10)) {
+    init(grace: TimeAmount) {
         self.grace = grace
     }
 

@@ -64,6 +64,17 @@ struct AppConfigurationTests {
         }
     }
 
+    @Test("a stopping server gives unfinished requests 10 seconds unless set, and the grace must be positive")
+    func shutdownGrace() async throws {
+        #expect(try await AppConfiguration.resolve(flags: [:], environment: [:], configFile: nil).shutdownGrace == .seconds(10))
+        let environment = ["CLASSTODAY_CONNECTIONS_SHUTDOWN_GRACE_SECONDS": "30"]
+        #expect(try await AppConfiguration.resolve(flags: [:], environment: environment, configFile: nil).shutdownGrace == .seconds(30))
+        await #expect(throws: ConfigurationError.invalid(key: "connections.shutdownGraceSeconds", reason: "must be positive")) {
+            try await AppConfiguration.resolve(
+                flags: [:], environment: ["CLASSTODAY_CONNECTIONS_SHUTDOWN_GRACE_SECONDS": "0"], configFile: nil)
+        }
+    }
+
     @Test("database URLs", arguments: [
         ("sqlite:///var/lib/ct/db.sqlite", DatabaseLocation.sqlite(path: "/var/lib/ct/db.sqlite")),
         ("sqlite://relative.sqlite", DatabaseLocation.sqlite(path: "relative.sqlite")),

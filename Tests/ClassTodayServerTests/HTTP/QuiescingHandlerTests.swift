@@ -19,7 +19,7 @@ struct QuiescingHandlerTests {
 
     static func channel() async throws -> (EmbeddedChannel, QuiesceCounter) {
         let counter = QuiesceCounter()
-        let channel = EmbeddedChannel(handlers: [QuiescingHandler(), counter])
+        let channel = EmbeddedChannel(handlers: [QuiescingHandler(grace: .seconds(10)), counter])
         try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8080)).get()
         return (channel, counter)
     }

@@ -44,9 +44,13 @@ struct GracefulShutdownTests {
     /// that sent nothing held the stop for as long as the client kept it).
     static let stopLimit = Duration.seconds(60)
 
+    /// The grace these tests give a connection mid-request, long beside ``closedWithAnswer`` so that a connection closed
+    /// by the grace cannot pass for one closed with its answer, however slowly the shared cores run the test.
+    static let longGrace = Duration.seconds(60)
+
     /// The longest a connection closed because of its answer stays open after the answer: the close is written with it.
-    /// A connection the 10-second grace closes instead stays open seconds longer.
-    static let closedWithAnswer = Duration.seconds(2)
+    /// A connection the grace closes instead stays open ``longGrace`` after the stop.
+    static let closedWithAnswer = Duration.seconds(20)
 
     @Test("a connection that never sent a byte is closed and the server stops")
     func silentConnection() async throws {
@@ -67,7 +71,7 @@ struct GracefulShutdownTests {
     @Test("a request half sent when the server stops, or answered before it, gets its answer, then its connection is closed",
           arguments: [StopMoment.whileTheRequestIsHalfSent, .onceAnswered])
     func answeredThenClosed(moment: StopMoment) async throws {
-        try await RunningServer.run { server in
+        try await RunningServer.run(shutdownGrace: Self.longGrace) { server in
             let (exchange, openAfterAnswer) = try await Self.health(server, stopping: moment)
             #expect(exchange.status == 200)
             #expect(exchange.text.contains(RawConnection.healthAnswer))
@@ -75,6 +79,29 @@ struct GracefulShutdownTests {
             if moment == .whileTheRequestIsHalfSent {
                 #expect(openAfterAnswer < Self.closedWithAnswer, "the grace period closed the connection, not its answer")
             }
+            #expect(await server.hasStopped(within: Self.stopLimit))
+        }
+    }
+
+    @Test("a connection still sending its request when the server stops is cut off after the grace, its request refused")
+    func unfinishedRequestCutOff() async throws {
+        let grace = Duration.seconds(1)
+        try await RunningServer.run(shutdownGrace: grace) { server in
+            let openAfterStop = Mutex(Duration.zero)
+            let exchange = try await RawConnection.connected(port: server.port, within: .seconds(120)) { channel, inbound in
+                try await channel.writeAndFlush(ByteBuffer(string: RawConnection.healthHead))
+                try await server.waitUntilAccepted()
+                let stopped = ContinuousClock.now
+                await server.stop()
+                var exchange = RawExchange()
+                await exchange.receiveToEnd(inbound)
+                openAfterStop.withLock { $0 = ContinuousClock.now - stopped }
+                return exchange
+            }
+            #expect(exchange.sawEndOfStream, "the unfinished request held its connection")
+            // The grace ends the input as the client's close would: the unfinished head is answered as malformed.
+            #expect(exchange.status == 400)
+            #expect(openAfterStop.withLock { $0 } >= grace, "the connection was closed before its grace ran out")
             #expect(await server.hasStopped(within: Self.stopLimit))
         }
     }
@@ -133,9 +160,10 @@ final class RunningServer: Sendable {
         self.stopped = stopped
     }
 
-    /// Runs `body` with a started server; then stops it if `body` did not, and waits until it has stopped.
-    static func run(_ body: @Sendable (RunningServer) async throws -> Void) async throws {
-        let configuration = try TestServer.configuration()
+    /// Runs `body` with a started server whose connections get `shutdownGrace` to finish a request once it stops; then
+    /// stops it if `body` did not, and waits until it has stopped.
+    static func run(shutdownGrace: Duration = .seconds(10), _ body: @Sendable (RunningServer) async throws -> Void) async throws {
+        let configuration = try TestServer.configuration { $0.shutdownGrace = shutdownGrace }
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
