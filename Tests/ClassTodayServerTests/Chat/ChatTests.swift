@@ -215,8 +215,7 @@ struct ChatTests {
             let second = try await buyer.next(type: "ack")
             #expect(first["messageId"] as? String == second["messageId"] as? String)
             #expect(second["seq"] as? Int == 1)
-            let delivered = await seller.drain().filter { $0["type"] as? String == "message" }
-            #expect(delivered.count == 1)
+            #expect(try await seller.messageSeqs(expected: 1) == [1])
             // REST retries answer 200 with the first message.
             let rest = try await scene.client.send(.post, "/v1/chat/rooms/\(scene.roomId)/messages",
                                                    json: ["clientId": "same", "text": "again"], token: scene.buyer.token)
@@ -266,11 +265,7 @@ struct ChatTests {
             }
             buyer = try await TestSocket.connect(port: scene.port, token: scene.buyer.token)
             buyer.send(["type": "sync", "roomId": scene.roomId, "afterSeq": 1])
-            var seqs: [Int] = []
-            for frame in await buyer.drain() where frame["type"] as? String == "message" {
-                seqs.append((frame["message"] as? [String: Any])?["seq"] as? Int ?? -1)
-            }
-            #expect(seqs == [2, 3, 4, 5, 6])
+            #expect(try await buyer.messageSeqs(expected: 5) == [2, 3, 4, 5, 6])
             await buyer.close()
             await seller.close()
         }

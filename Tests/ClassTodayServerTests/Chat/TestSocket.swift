@@ -102,6 +102,19 @@ final class TestSocket: Sendable {
         throw SocketError.timeout
     }
 
+    /// The `seq` of each message frame: `expected` of them waited for one by one (a loaded machine may take longer than
+    /// a drain's window), then those of any more that arrive within `window`, so that a duplicate shows.
+    func messageSeqs(expected: Int, window: Duration = .milliseconds(300)) async throws -> [Int] {
+        var seqs: [Int] = []
+        for _ in 0..<expected { seqs.append(Self.seq(of: try await next(type: "message"))) }
+        for frame in await drain(for: window) where frame["type"] as? String == "message" { seqs.append(Self.seq(of: frame)) }
+        return seqs
+    }
+
+    private static func seq(of frame: [String: Any]) -> Int {
+        (frame["message"] as? [String: Any])?["seq"] as? Int ?? -1
+    }
+
     /// Every frame that arrives within `window`.
     func drain(for window: Duration = .milliseconds(300)) async -> [[String: Any]] {
         var frames: [[String: Any]] = []

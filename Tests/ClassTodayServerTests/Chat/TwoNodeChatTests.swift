@@ -54,11 +54,7 @@ struct TwoNodeChatTests {
             }
             buyerOnB = try await TestSocket.connect(port: try #require(b.port), token: buyer.token)
             buyerOnB.send(["type": "sync", "roomId": roomId, "afterSeq": 2])
-            var seqs: [Int] = []
-            for frame in await buyerOnB.drain(for: .milliseconds(800)) where frame["type"] as? String == "message" {
-                seqs.append((frame["message"] as? [String: Any])?["seq"] as? Int ?? -1)
-            }
-            #expect(seqs == [3, 4, 5, 6, 7])
+            #expect(try await buyerOnB.messageSeqs(expected: 5, window: .milliseconds(800)) == [3, 4, 5, 6, 7])
             await buyerOnB.close()
             await sellerOnA.close()
         }
@@ -81,11 +77,7 @@ struct TwoNodeChatTests {
                 }
                 let buyerOnB = try await TestSocket.connect(port: try #require(b.port), token: buyer.token)
                 buyerOnB.send(["type": "sync", "roomId": roomId, "afterSeq": 1])
-                var seqs: [Int] = []
-                for frame in await buyerOnB.drain(for: .milliseconds(500)) where frame["type"] as? String == "message" {
-                    seqs.append((frame["message"] as? [String: Any])?["seq"] as? Int ?? -1)
-                }
-                #expect(seqs == [2, 3, 4, 5], "round \(round)")
+                #expect(try await buyerOnB.messageSeqs(expected: 4, window: .milliseconds(500)) == [2, 3, 4, 5], "round \(round)")
                 await buyerOnB.close()
             }
             await sellerOnA.close()
