@@ -76,6 +76,17 @@ struct JSONObjectWriter {
         JSONString.append(array: values, to: &bytes)
     }
 
+    /// An array of the raw values of `values` (enum cases), without an array of strings in between.
+    mutating func add(_ key: StaticString, rawValues values: [some RawRepresentable<String>]) {
+        startField(key)
+        bytes.append(UInt8(ascii: "["))
+        for (index, value) in values.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            JSONString.append(value.rawValue, to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
     /// A field whose value is already JSON text (stored JSON).
     mutating func add(_ key: StaticString, json: String) {
         startField(key)

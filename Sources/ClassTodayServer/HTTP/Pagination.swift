@@ -67,7 +67,7 @@ extension PageRequest {
 
 extension Page where Item == ClassView {
     /// The page as a response body of class objects.
-    func response(for request: Request) -> PageResponse<ClassResponse> {
+    func response(for request: Request) -> PageResponse<ClassPageItem> {
         response(uri: request.uri)
     }
 
@@ -77,7 +77,7 @@ extension Page where Item == ClassView {
         try response(uri: URI(uri)).body()
     }
 
-    private func response(uri: URI) -> PageResponse<ClassResponse> {
-        PageResponse(items: items.map(ClassResponse.init(view:)), nextCursor: nextCursor, requestURI: uri)
+    private func response(uri: URI) -> PageResponse<ClassPageItem> {
+        PageResponse(items: items.map(ClassPageItem.init(view:)), nextCursor: nextCursor, requestURI: uri)
     }
 }

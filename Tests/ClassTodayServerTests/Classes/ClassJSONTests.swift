@@ -46,9 +46,9 @@ struct ClassJSONTests {
     func classObject() throws {
         var random = SeededRandom(seed: 71)
         for _ in 0..<2_000 {
-            let response = ClassResponse(view: Self.randomView(&random))
-            let encoded = String(decoding: try APIJSONEncoder.encode(response), as: UTF8.self)
-            #expect(response.jsonText == encoded)
+            let view = Self.randomView(&random)
+            let encoded = String(decoding: try APIJSONEncoder.encode(ClassResponse(view: view)), as: UTF8.self)
+            #expect(ClassPageItem(view: view).jsonText == encoded)
         }
     }
 
@@ -73,7 +73,7 @@ struct ClassJSONTests {
         var random = SeededRandom(seed: 72)
         for size in [0, 1, 20, 100] {
             for cursor in [nil, "eyJ0IjoiYS9iIn0\"", "abc"] {
-                let items = (0..<size).map { _ in ClassResponse(view: Self.randomView(&random)) }
+                let items = (0..<size).map { _ in ClassPageItem(view: Self.randomView(&random)) }
                 let page = PageResponse(items: items, nextCursor: cursor, requestURI: URI("/v1/classes?q=%EA%B8%B0%ED%83%80"))
                 let encoded = String(decoding: try APIJSONEncoder.encode(page), as: UTF8.self)
                 #expect(String(buffer: try page.body()) == encoded)

@@ -46,7 +46,7 @@ struct ClassesController {
                               response: ClassResponse(view: view))
     }
 
-    @Sendable func search(_ request: Request, context: AppRequestContext) async throws -> PageResponse<ClassResponse> {
+    @Sendable func search(_ request: Request, context: AppRequestContext) async throws -> PageResponse<ClassPageItem> {
         let search = try ClassSearchParameters.parse(request.uri)
         let page = try PageRequest(query: request.uri, ordering: search.sort.rawValue)
         return try await classes.search(search, viewerId: context.caller?.userId, page: page).response(for: request)
@@ -98,19 +98,19 @@ struct ClassesController {
         try await setFavorite(false, request, context)
     }
 
-    @Sendable func myFavorites(_ request: Request, context: AppRequestContext) async throws -> PageResponse<ClassResponse> {
+    @Sendable func myFavorites(_ request: Request, context: AppRequestContext) async throws -> PageResponse<ClassPageItem> {
         let caller = try context.requireCaller()
         let page = try PageRequest(query: request.uri, ordering: "favorites")
         return try await classes.favorites(of: caller.userId, page: page).response(for: request)
     }
 
-    @Sendable func myClasses(_ request: Request, context: AppRequestContext) async throws -> PageResponse<ClassResponse> {
+    @Sendable func myClasses(_ request: Request, context: AppRequestContext) async throws -> PageResponse<ClassPageItem> {
         let caller = try context.requireCaller()
         let page = try PageRequest(query: request.uri, ordering: "recent")
         return try await classes.classes(writtenBy: caller.userId, viewerId: caller.userId, page: page).response(for: request)
     }
 
-    @Sendable func userClasses(_ request: Request, context: AppRequestContext) async throws -> PageResponse<ClassResponse> {
+    @Sendable func userClasses(_ request: Request, context: AppRequestContext) async throws -> PageResponse<ClassPageItem> {
         let userId = try await users.existingUser(id: try context.parameters.require("id")).id
         let page = try PageRequest(query: request.uri, ordering: "recent")
         return try await classes.classes(writtenBy: userId, viewerId: context.caller?.userId, page: page).response(for: request)

@@ -76,7 +76,7 @@ struct RecommendationsResponse: ResponseEncodable {
             let reasons = recommendation.reasons
             self.class = ClassResponse(view: view)
             score = (recommendation.score * 1000).rounded() / 1000
-            distance = ((view.distance ?? 0) * 10).rounded() / 10
+            distance = ClassResponse.shownDistance(view.distance ?? 0)
             self.reasons = Reasons(subjects: reasons.subjects, targets: reasons.targets, days: reasons.days,
                                    distance: reasons.distance, price: reasons.price, rating: reasons.rating)
         }

@@ -162,15 +162,31 @@ enum AlertOutbox {
 extension ClassListing {
     /// Decodes a `classes` row (``ClassViewQuery/listingColumns``).
     init(row: SQLRow) throws {
+        var columns = SQLRowReader(row)
+        try self.init(reading: &columns)
+    }
+
+    /// Decodes the listing's columns (``ClassViewQuery/listingColumns``), read in the order that selects them.
+    init(reading columns: inout SQLRowReader) throws {
+        let (id, type, name, description): (String, String, String, String) =
+            (try columns.read("id"), try columns.read("type"), try columns.read("name"), try columns.read("description"))
+        let (days, time, place): (String, String?, String?) = (try columns.read("days"), try columns.read("time"), try columns.read("place"))
+        let (lat, lon): (Double?, Double?) = (try columns.read("lat"), try columns.read("lon"))
+        let (keywordLocation, price, priceUnit): (String?, Int?, String) =
+            (try columns.read("keyword_location"), try columns.read("price"), try columns.read("price_unit"))
+        let (subjects, targets, capacity, status): (String, String, Int, String) =
+            (try columns.read("subjects"), try columns.read("targets"), try columns.read("capacity"), try columns.read("status"))
+        let (writerId, favoriteCount, createdAt, updatedAt): (String, Int, Int64, Int64) =
+            (try columns.read("writer_id"), try columns.read("favorite_count"), try columns.read("created_at"), try columns.read("updated_at"))
+        let hiddenAt: Int64?? = try columns.readIfSelected("hidden_at")
+        let imageIds: String? = try columns.read("image_ids")
         self.init(
-            id: try row["id"], type: ClassType(rawValue: try row["type"]) ?? .sell, name: try row["name"],
-            description: try row["description"], days: StoredList.decode(try row["days"]), time: try row["time"],
-            place: try row["place"], location: try row.location(), keywordLocation: try row["keyword_location"],
-            price: try row["price"], priceUnit: PriceUnit(rawValue: try row["price_unit"]) ?? .perHour,
-            subjects: StoredList.decode(try row["subjects"]), targets: StoredList.decode(try row["targets"]),
-            capacity: try row["capacity"], status: ClassStatus(rawValue: try row["status"]) ?? .closed,
-            imageIds: StoredList.decodeStrings(try row["image_ids"]),
-            writerId: try row["writer_id"], favoriteCount: try row["favorite_count"], createdAt: try row.date("created_at"),
-            updatedAt: try row.date("updated_at"), hiddenAt: try row.optionalDate("hidden_at"))
+            id: id, type: ClassType(rawValue: type) ?? .sell, name: name, description: description, days: StoredList.decode(days),
+            time: time, place: place, location: lat.flatMap { lat in lon.map { GeoPoint(lat: lat, lon: $0) } },
+            keywordLocation: keywordLocation, price: price, priceUnit: PriceUnit(rawValue: priceUnit) ?? .perHour,
+            subjects: StoredList.decode(subjects), targets: StoredList.decode(targets), capacity: capacity,
+            status: ClassStatus(rawValue: status) ?? .closed, imageIds: StoredList.decodeStrings(imageIds), writerId: writerId,
+            favoriteCount: favoriteCount, createdAt: Date(millisecondsSince1970: createdAt),
+            updatedAt: Date(millisecondsSince1970: updatedAt), hiddenAt: hiddenAt.flatMap { $0 }.map(Date.init(millisecondsSince1970:)))
     }
 }

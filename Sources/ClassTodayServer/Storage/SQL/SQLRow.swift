@@ -44,6 +44,18 @@ public struct SQLRow: Sendable {
         return values[index]
     }
 
+    /// The position of `column`, looked for first at `expected`: a row read in the order its statement selects the
+    /// columns (``SQLRowReader``) finds each where expected, with no lookup by name.
+    func position(of column: String, expected: Int) -> Int? {
+        if expected < values.count, columns.names[expected] == column { return expected }
+        return columns.index[column]
+    }
+
+    /// The value at `position` (from ``position(of:expected:)``).
+    func value(at position: Int) -> SQLValue {
+        values[position]
+    }
+
     /// Whether the result has `column`.
     public func contains(_ column: String) -> Bool {
         columns.index[column] != nil
@@ -60,16 +72,49 @@ public struct SQLRow: Sendable {
 
 /// The column names of a result and their positions.
 final class SQLColumns: Sendable {
+    /// The names, in order.
+    let names: [String]
     /// Position by name (the first column of a repeated name).
     let index: [String: Int]
 
     /// The columns `names`, in order.
     init(_ names: [String]) {
+        self.names = names
         var index: [String: Int] = [:]
         for (position, name) in names.enumerated() where index[name] == nil {
             index[name] = position
         }
         self.index = index
+    }
+}
+
+/// Reads a row's columns one after another, each by name, in the order its statement selects them: each name is
+/// checked against the column after the last one read, and looked up by name only where the statement's order differs.
+/// Decoders of rows that many statements read in bulk (a page's listings) read with it: a lookup by name, hashing the
+/// name, cost more than the value read.
+struct SQLRowReader {
+    /// The row.
+    let row: SQLRow
+    /// Where the next column is expected.
+    private var next = 0
+
+    /// A reader at the row's first column.
+    init(_ row: SQLRow) {
+        self.row = row
+    }
+
+    /// The value of `column` as `Value`; throws when the row has no such column or it holds another type.
+    mutating func read<Value: SQLValueDecodable>(_ column: String) throws -> Value {
+        guard let position = row.position(of: column, expected: next) else { throw SQLDecodingError(column: column) }
+        next = position + 1
+        guard let value = Value(sqlValue: row.value(at: position)) else { throw SQLDecodingError(column: column) }
+        return value
+    }
+
+    /// The value of `column` as `Value`, nil when the row has no such column (a statement that does not select it).
+    mutating func readIfSelected<Value: SQLValueDecodable>(_ column: String) throws -> Value? {
+        guard row.position(of: column, expected: next) != nil else { return nil }
+        return try read(column)
     }
 }
 

@@ -85,8 +85,13 @@ extension SQLRow {
 
     /// A rating from the sum of grades and their count.
     func rating(sum sumColumn: String, count countColumn: String) throws -> Rating {
-        let count: Int = try self[countColumn]
-        let sum: Double = try self[sumColumn]
-        return Rating(average: count == 0 ? 0 : sum / Double(count), count: count)
+        Rating(sum: try self[sumColumn], count: try self[countColumn])
+    }
+}
+
+extension Rating {
+    /// The rating of `count` grades adding up to `sum` (stored as the two).
+    init(sum: Double, count: Int) {
+        self.init(average: count == 0 ? 0 : sum / Double(count), count: count)
     }
 }

@@ -17,9 +17,17 @@ extension SearchPlan {
     /// ended the page early stood, if any.
     func page(of keys: [SearchKey], views fetched: [ClassView], resumingAfter resumeAfter: SearchKey? = nil) -> Page<ClassView> {
         let visible = Array(keys.prefix(page.limit))
-        let byId = Dictionary(fetched.map { ($0.listing.id, $0) }, uniquingKeysWith: { first, _ in first })
+        // Positions, not views: a dictionary of views copied each one in and out.
+        var positions: [String: Int] = [:]
+        positions.reserveCapacity(fetched.count)
+        for (position, view) in fetched.enumerated() where positions[view.listing.id] == nil {
+            positions[view.listing.id] = position
+        }
         let items = visible.compactMap { key in
-            byId[key.id].map { ClassView(listing: $0.listing, writer: $0.writer, isFavorite: $0.isFavorite, distance: key.distance) }
+            positions[key.id].map {
+                let view = fetched[$0]
+                return ClassView(listing: view.listing, writer: view.writer, isFavorite: view.isFavorite, distance: key.distance)
+            }
         }
         let after = keys.count > page.limit ? visible.last : resumeAfter
         return Page(items: items, nextCursor: after.map { PageCursor(ordering: ordering, values: $0.values + [.string($0.id)]).encoded })

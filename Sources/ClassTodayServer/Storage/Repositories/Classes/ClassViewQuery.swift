@@ -74,9 +74,12 @@ package enum ClassViewQuery {
 extension ClassView {
     /// Decodes a row of ``ClassViewQuery/select(viewerId:_:from:extraColumns:join:where:orderBy:limit:moderated:)``.
     init(row: SQLRow) throws {
-        let listing = try ClassListing(row: row)
-        let writer = WriterSummary(id: listing.writerId, nickname: try row["writer_nickname"], profileImageId: try row["writer_image_id"],
-                                   rating: try row.rating(sum: "writer_rating_sum", count: "writer_rating_count"))
-        self.init(listing: listing, writer: writer, isFavorite: try row["is_favorite"])
+        var columns = SQLRowReader(row)
+        let listing = try ClassListing(reading: &columns)
+        let (nickname, imageId): (String, String?) = (try columns.read("writer_nickname"), try columns.read("writer_image_id"))
+        let (ratingSum, ratingCount): (Double, Int) = (try columns.read("writer_rating_sum"), try columns.read("writer_rating_count"))
+        let writer = WriterSummary(id: listing.writerId, nickname: nickname, profileImageId: imageId,
+                                   rating: Rating(sum: ratingSum, count: ratingCount))
+        self.init(listing: listing, writer: writer, isFavorite: try columns.read("is_favorite"))
     }
 }
