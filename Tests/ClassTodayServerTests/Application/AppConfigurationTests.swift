@@ -54,24 +54,30 @@ struct AppConfigurationTests {
         }
     }
 
-    @Test("the idle timeout of connections is 75 seconds unless set, and must be positive")
-    func idleConnectionTimeout() async throws {
-        #expect(try await AppConfiguration.resolve(flags: [:], environment: [:], configFile: nil).idleConnectionTimeout == .seconds(75))
-        let environment = ["CLASSTODAY_CONNECTIONS_IDLE_SECONDS": "20"]
-        #expect(try await AppConfiguration.resolve(flags: [:], environment: environment, configFile: nil).idleConnectionTimeout == .seconds(20))
-        await #expect(throws: ConfigurationError.invalid(key: "connections.idleSeconds", reason: "must be positive")) {
-            try await AppConfiguration.resolve(flags: [:], environment: ["CLASSTODAY_CONNECTIONS_IDLE_SECONDS": "0"], configFile: nil)
-        }
+    /// A connection setting in seconds: its key, its environment variable, its default and where it lands.
+    struct ConnectionSeconds: Sendable, CustomTestStringConvertible {
+        let key: String
+        let variable: String
+        let defaultSeconds: Int
+        let value: @Sendable (AppConfiguration) -> Duration
+        var testDescription: String { key }
     }
 
-    @Test("a stopping server gives unfinished requests 10 seconds unless set, and the grace must be positive")
-    func shutdownGrace() async throws {
-        #expect(try await AppConfiguration.resolve(flags: [:], environment: [:], configFile: nil).shutdownGrace == .seconds(10))
-        let environment = ["CLASSTODAY_CONNECTIONS_SHUTDOWN_GRACE_SECONDS": "30"]
-        #expect(try await AppConfiguration.resolve(flags: [:], environment: environment, configFile: nil).shutdownGrace == .seconds(30))
-        await #expect(throws: ConfigurationError.invalid(key: "connections.shutdownGraceSeconds", reason: "must be positive")) {
-            try await AppConfiguration.resolve(
-                flags: [:], environment: ["CLASSTODAY_CONNECTIONS_SHUTDOWN_GRACE_SECONDS": "0"], configFile: nil)
+    @Test("connection timeouts have their defaults unless set, and must be positive", arguments: [
+        ConnectionSeconds(key: "connections.idleSeconds", variable: "CLASSTODAY_CONNECTIONS_IDLE_SECONDS", defaultSeconds: 75) {
+            $0.idleConnectionTimeout
+        },
+        ConnectionSeconds(key: "connections.shutdownGraceSeconds", variable: "CLASSTODAY_CONNECTIONS_SHUTDOWN_GRACE_SECONDS",
+                          defaultSeconds: 10) { $0.shutdownGrace },
+    ])
+    func connectionSeconds(setting: ConnectionSeconds) async throws {
+        func resolved(_ environment: [String: String]) async throws -> AppConfiguration {
+            try await AppConfiguration.resolve(flags: [:], environment: environment, configFile: nil)
+        }
+        #expect(setting.value(try await resolved([:])) == .seconds(setting.defaultSeconds))
+        #expect(setting.value(try await resolved([setting.variable: "20"])) == .seconds(20))
+        await #expect(throws: ConfigurationError.invalid(key: setting.key, reason: "must be positive")) {
+            try await resolved([setting.variable: "0"])
         }
     }
 
