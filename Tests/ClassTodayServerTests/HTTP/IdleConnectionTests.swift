@@ -126,9 +126,11 @@ struct IdleConnectionTests {
 
     @Test("a request that takes longer than the idle timeout to answer is answered on its connection")
     func slowAnswer() async throws {
-        // A signup hashes its password at bcrypt cost 14: about a second in a debug build, against a 0.5 s timeout.
-        let idleTimeout = Duration.milliseconds(500)
-        try await Self.withServer(idleTimeout: idleTimeout, bcryptCost: 14) { port, _ in
+        // A signup hashes its password at bcrypt cost 16: about four seconds in a debug build, against a 3 s timeout. The
+        // timeout leaves the test's first write seconds to arrive (a new connection's head must come within it) while the
+        // whole suite shares two cores.
+        let idleTimeout = Duration.seconds(3)
+        try await Self.withServer(idleTimeout: idleTimeout, bcryptCost: 16) { port, _ in
             let body = #"{"email":"slow-answer@example.com","password":"correct horse","nickname":"느린답"}"#
             let took = Mutex(Duration.zero)
             let exchange = try await RawConnection.connected(port: port, within: .seconds(120)) { channel, inbound in
