@@ -106,15 +106,20 @@ struct SQLRowReader {
     /// The value of `column` as `Value`; throws when the row has no such column or it holds another type.
     mutating func read<Value: SQLValueDecodable>(_ column: String) throws -> Value {
         guard let position = row.position(of: column, expected: next) else { throw SQLDecodingError(column: column) }
-        next = position + 1
-        guard let value = Value(sqlValue: row.value(at: position)) else { throw SQLDecodingError(column: column) }
-        return value
+        return try read(column, at: position)
     }
 
     /// The value of `column` as `Value`, nil when the row has no such column (a statement that does not select it).
     mutating func readIfSelected<Value: SQLValueDecodable>(_ column: String) throws -> Value? {
-        guard row.position(of: column, expected: next) != nil else { return nil }
-        return try read(column)
+        guard let position = row.position(of: column, expected: next) else { return nil }
+        return try read(column, at: position) as Value
+    }
+
+    /// The value of `column`, found at `position`, as `Value`; the next column is expected after it.
+    private mutating func read<Value: SQLValueDecodable>(_ column: String, at position: Int) throws -> Value {
+        next = position + 1
+        guard let value = Value(sqlValue: row.value(at: position)) else { throw SQLDecodingError(column: column) }
+        return value
     }
 }
 
