@@ -251,6 +251,11 @@ package struct ClassPoints: Sendable {
         byRow.element(at: row)?.point
     }
 
+    /// The rowid of the listing whose packed id is `id`, if it is held.
+    func row(of id: UInt128) -> Int64? {
+        byId.element(at: id)?.row
+    }
+
     /// The number the points give the user `id`'s listings, or nil when they hold none of them.
     func writerNumber(of id: String) -> UInt32? {
         writers.numbers[id]

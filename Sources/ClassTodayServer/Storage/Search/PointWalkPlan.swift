@@ -11,8 +11,11 @@ struct PointWalkPlan: SearchPlan {
     let query: SQLClassSearch
 
     func answer(_ db: any SQLExecutor) async throws -> Page<ClassView>? {
-        guard let circle = search.circle, let keys = try await nearestFirstInMemory(db, circle: circle) else { return nil }
-        return try await views(for: keys, db)
+        guard let circle = search.circle, let walked = try await nearestFirstInMemory(db, circle: circle) else { return nil }
+        // The points know each listing's rowid: the page's listings are read by it, with no probe of the ids' index.
+        let rows = walked.keys.prefix(page.limit).compactMap { walked.points.row(of: $0.id) }
+        let views = try await ClassViewQuery.views(rows: rows, viewerId: viewerId, db)
+        return page(of: walked.keys.map(SearchKey.init(point:)), views: views)
     }
 
     /// The keys of a nearest-first page read from the listings' points in memory (``SQLExecutor/classPoints``): the
@@ -21,8 +24,11 @@ struct PointWalkPlan: SearchPlan {
     /// a district: a walk with statements read the listings a filter leaves out from the table, up to its budget, and
     /// `subjects=major&targets=senior&days=sun&maxPrice=5000` within 50 km of Seoul's city hall took 150-230 ms a page
     /// of 5 on 1,000,000 classes over HTTP (now 4.4-6.0 ms a page of 20). Nil when the points cannot answer: the search
-    /// has a keyword or a district, its cursor is not one of their pages', or they cannot answer this read.
-    private func nearestFirstInMemory(_ db: any SQLExecutor, circle: ClassSearch.Circle) async throws -> [SearchKey]? {
+    /// has a keyword or a district, its cursor is not one of their pages', or they cannot answer this read. Returned
+    /// with the points walked.
+    private func nearestFirstInMemory(
+        _ db: any SQLExecutor, circle: ClassSearch.Circle
+    ) async throws -> (keys: [PointKey], points: ClassPoints)? {
         guard search.keyword == nil, search.keywordLocation == nil, let points = try await db.classPoints?.points(db),
               let filter = try await pointFilter(points, circle: circle, db)
         else { return nil }
@@ -45,7 +51,7 @@ struct PointWalkPlan: SearchPlan {
             trace?.examined(count)
             nearest.add(found)
         }
-        return nearest.finish().map(SearchKey.init(point:))
+        return (nearest.finish(), points)
     }
 
     /// The share of the points the in-memory walk has read that pass the search's filters, which sizes the cells it

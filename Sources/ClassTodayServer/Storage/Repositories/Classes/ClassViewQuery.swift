@@ -53,6 +53,17 @@ package enum ClassViewQuery {
         return try await db.rows(statement).map(ClassView.init(row:))
     }
 
+    /// The listings, not deleted, whose SQLite rowids are in `rows` (in no particular order), as `viewerId` sees them:
+    /// a walk over the listings' points knows their rowids, and each listing is then one probe of the table, where an
+    /// id costs a probe of the ids' index first. Repeated, as ``views(ids:viewerId:_:)`` is.
+    static func views(rows: [Int64], viewerId: String?, _ db: any SQLExecutor) async throws -> [ClassView] {
+        guard !rows.isEmpty else { return [] }
+        let json = "[" + rows.map(String.init).joined(separator: ",") + "]"
+        var statement = select(viewerId: viewerId, db.dialect, where: "c.rowid IN (SELECT value FROM json_each(\(json)))")
+        statement.isRepeated = true
+        return try await db.rows(statement).map(ClassView.init(row:))
+    }
+
     /// The listing `id` as `viewerId` sees it; nil when it does not exist or was deleted, or, when `moderated`, is
     /// hidden from the viewer.
     static func view(id: String, viewerId: String?, moderated: Bool = true, _ db: any SQLExecutor) async throws -> ClassView? {
