@@ -111,6 +111,13 @@ extension SearchBenchmark {
             }
             return (nearest, ContinuousClock.now - start)
         }
+
+        /// The statement of ``nearest(center:radius:limit:)`` with its values written in, for another client.
+        static func nearestSQL(center: GeoPoint, radius: Double, limit: Int) -> String {
+            [("$1", "\(center.lon)"), ("$2", "\(center.lat)"), ("$3", "\(radius)"), ("$4", "\(limit)")].reduce(NearestQuery.sql) {
+                $0.replacingOccurrences(of: $1.0, with: $1.1)
+            }
+        }
     }
 
     /// PostGIS's nearest-first page, prepared once per connection: the index orders by distance (`<->`, on the sphere)

@@ -296,6 +296,9 @@ public struct SearchBenchmark: Sendable {
         if let peers {
             let paths = centers.map { HTTPPeer.searchPath(ClassSearch.Circle(center: $0, radius: 2_000), limit: options.limit) }
             lines += try Throughput(http: peers.http).report(pagePaths: paths, label: "2 km circle page")
+            if let url = options.peers {
+                lines += try LeanClients(http: peers.http, postgisURL: url).report(radii: Self.circleRadii, centers: centers, limit: options.limit)
+            }
         }
         return lines
     }
