@@ -344,6 +344,9 @@ class ConsolePage:
         page.click("#sign-in button[type=submit]")
         page.wait_for_selector(f"#who:text-is('{user['nickname']}')")
         page.wait_for_selector("#chat-state[data-state=live]", state="attached")
+        # The console ends a sign-in by showing Explore, after its chat is live: a page opened before then was
+        # replaced by Explore under the test (the operator's #moderate, once in CI).
+        page.wait_for_url(re.compile(r"#explore$"))
 
     def search(self, keyword):
         """Searches around the form's point with a keyword (empty: every class)."""
