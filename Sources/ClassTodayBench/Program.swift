@@ -2,7 +2,7 @@ import Foundation
 
 /// Another program the benchmark runs and reads the output of (`wrk`, `pgbench`).
 enum Program {
-    /// A program exited with a status other than 0.
+    /// A program exited with a status other than 0, or its output was not what was asked for.
     struct Failed: Error, CustomStringConvertible {
         let description: String
     }

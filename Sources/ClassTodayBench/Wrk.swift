@@ -20,11 +20,6 @@ struct Wrk {
         let p99: Double
     }
 
-    /// `wrk` could not run, or its output was not understood or counted errors.
-    struct Failed: Error, CustomStringConvertible {
-        let description: String
-    }
-
     /// Runs `seconds` against `baseURL`: `path` on every request, or `paths` in turn when given.
     func run(_ baseURL: String, path: String = "/", paths: [String]? = nil, connections: Int, threads: Int, seconds: Int) throws -> Run {
         var script: URL?
@@ -39,7 +34,9 @@ struct Wrk {
         ] + (script.map { ["-s", $0.path] } ?? []) + [baseURL + path])
         guard !text.contains("Non-2xx"), !text.contains("Socket errors"), let rate = Self.value(after: "Requests/sec:", in: text),
               let p50 = Self.milliseconds(after: "50%", in: text), let p99 = Self.milliseconds(after: "99%", in: text)
-        else { throw Failed(description: "wrk \(path) failed or answered errors: \(text)") }
+        else {
+            throw Program.Failed(description: "wrk \(path) answered errors, or its output was not understood: \(text)")
+        }
         return Run(requestsPerSecond: rate, p50: p50, p99: p99)
     }
 
