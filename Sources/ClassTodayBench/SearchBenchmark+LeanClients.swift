@@ -45,16 +45,16 @@ extension SearchBenchmark {
             for (round, radius) in radii.enumerated() {
                 let paths = circles.map { HTTPPeer.searchPath(ClassSearch.Circle(center: $0, radius: radius), limit: limit) }
                 let statements = circles.map { PostGISPeer.nearestSQL(center: $0, radius: radius, limit: limit + 1) }
-                var page: Wrk.Run?
-                var postgis: LatencySample?
-                for turn in 0..<2 {
-                    if (turn == 0) == round.isMultiple(of: 2) {
-                        page = try wrk.run(http.baseURL, paths: paths, connections: 1, threads: 1, seconds: seconds)
-                    } else {
-                        postgis = try pgbenchRun(pgbench, statements: statements)
-                    }
+                let askServer = { try wrk.run(http.baseURL, paths: paths, connections: 1, threads: 1, seconds: seconds) }
+                let askPostGIS = { try pgbenchRun(pgbench, statements: statements) }
+                let (page, postgis): (Wrk.Run, LatencySample)
+                if round.isMultiple(of: 2) {
+                    page = try askServer()
+                    postgis = try askPostGIS()
+                } else {
+                    postgis = try askPostGIS()
+                    page = try askServer()
                 }
-                guard let page, let postgis else { continue }
                 lines.append(.reportLine("circle \(Int(radius)) m", [
                     (LatencySample.format(page.p50), 9), (LatencySample.format(page.p99), 10),
                     (LatencySample.format(postgis.median), 13), (LatencySample.format(postgis.p99), 13),

@@ -48,9 +48,7 @@ package enum ClassViewQuery {
     /// repeated (``SQLStatement/isRepeated``): planning it took longer than running it on PostgreSQL.
     package static func views(ids: [String], viewerId: String?, _ db: any SQLExecutor) async throws -> [ClassView] {
         guard !ids.isEmpty else { return [] }
-        var statement = select(viewerId: viewerId, db.dialect, where: "c.id IN \(db.dialect.list(ids))")
-        statement.isRepeated = true
-        return try await db.rows(statement).map(ClassView.init(row:))
+        return try await views(where: "c.id IN \(db.dialect.list(ids))", viewerId: viewerId, db)
     }
 
     /// The listings, not deleted, whose SQLite rowids are in `rows` (in no particular order), as `viewerId` sees them:
@@ -59,7 +57,13 @@ package enum ClassViewQuery {
     static func views(rows: [Int64], viewerId: String?, _ db: any SQLExecutor) async throws -> [ClassView] {
         guard !rows.isEmpty else { return [] }
         let json = "[" + rows.map(String.init).joined(separator: ",") + "]"
-        var statement = select(viewerId: viewerId, db.dialect, where: "c.rowid IN (SELECT value FROM json_each(\(json)))")
+        return try await views(where: "c.rowid IN (SELECT value FROM json_each(\(json)))", viewerId: viewerId, db)
+    }
+
+    /// The listings `condition` selects, as `viewerId` sees them, with a statement whose text is the same for any values
+    /// bound in `condition` (``SQLStatement/isRepeated``).
+    private static func views(where condition: SQLStatement, viewerId: String?, _ db: any SQLExecutor) async throws -> [ClassView] {
+        var statement = select(viewerId: viewerId, db.dialect, where: condition)
         statement.isRepeated = true
         return try await db.rows(statement).map(ClassView.init(row:))
     }
