@@ -71,8 +71,10 @@ struct IdleConnectionTests {
     func idleAfterAnswer() async throws {
         try await Self.withServer { port, _ in
             let asked = ContinuousClock.now
-            let exchange = try await RawConnection.connected(port: port, within: .seconds(60)) { channel, inbound in
-                try await channel.writeAndFlush(ByteBuffer(string: RawConnection.healthRequest))
+            let request = ByteBuffer(string: RawConnection.healthRequest)
+            let exchange = try await RawConnection.connected(port: port, within: .seconds(60), onConnect: { channel in
+                Self.send([request], every: .zero, on: channel)
+            }) { _, inbound in
                 var exchange = RawExchange()
                 await exchange.receiveToEnd(inbound)
                 return exchange
@@ -88,8 +90,10 @@ struct IdleConnectionTests {
     func inUse() async throws {
         try await Self.withServer { port, _ in
             let requests = 9
-            let exchange = try await RawConnection.connected(port: port, within: .seconds(60)) { channel, inbound in
-                Self.send(Array(repeating: ByteBuffer(string: RawConnection.healthRequest), count: requests), every: .milliseconds(300), on: channel)
+            let request = ByteBuffer(string: RawConnection.healthRequest)
+            let exchange = try await RawConnection.connected(port: port, within: .seconds(60), onConnect: { channel in
+                Self.send(Array(repeating: request, count: requests), every: .milliseconds(300), on: channel)
+            }) { _, inbound in
                 var exchange = RawExchange()
                 var buffers = inbound.makeAsyncIterator()
                 while RawConnection.healthAnswers(in: exchange.text) < requests {
@@ -113,9 +117,10 @@ struct IdleConnectionTests {
             let parts = stride(from: 0, to: body.count, by: 8).map { ByteBuffer(bytes: body[$0..<min($0 + 8, body.count)]) }
             let interval = TimeAmount.milliseconds(400)
             try #require(Duration(interval) * parts.count > Self.timeout, "the body must take longer than the idle timeout")
-            let exchange = try await RawConnection.connected(port: port, within: .seconds(60)) { channel, inbound in
-                let head = RawConnection.postHead("/v1/auth/login", contentLength: body.count, connectionClose: true)
+            let head = RawConnection.postHead("/v1/auth/login", contentLength: body.count, connectionClose: true)
+            let exchange = try await RawConnection.connected(port: port, within: .seconds(60), onConnect: { channel in
                 Self.send([head] + parts, every: interval, on: channel)
+            }) { _, inbound in
                 var exchange = RawExchange()
                 await exchange.receiveToEnd(inbound)
                 return exchange
@@ -126,18 +131,18 @@ struct IdleConnectionTests {
 
     @Test("a request that takes longer than the idle timeout to answer is answered on its connection")
     func slowAnswer() async throws {
-        // A signup hashes its password at bcrypt cost 16: about four seconds in a debug build, against a 3 s timeout. The
-        // timeout leaves the test's first write seconds to arrive (a new connection's head must come within it) while the
-        // whole suite shares two cores.
+        // A signup hashes its password at bcrypt cost 16: about four seconds in a debug build, against a 3 s timeout.
         let idleTimeout = Duration.seconds(3)
         try await Self.withServer(idleTimeout: idleTimeout, bcryptCost: 16) { port, _ in
             let body = #"{"email":"slow-answer@example.com","password":"correct horse","nickname":"느린답"}"#
             let took = Mutex(Duration.zero)
-            let exchange = try await RawConnection.connected(port: port, within: .seconds(120)) { channel, inbound in
+            let head = RawConnection.postHead("/v1/auth/signup", contentLength: body.utf8.count, connectionClose: true)
+            let request = [head, ByteBuffer(string: body)]
+            let exchange = try await RawConnection.connected(port: port, within: .seconds(120), onConnect: { channel in
+                Self.send(request, every: .zero, on: channel)
+            }) { _, inbound in
+                // The request is on its way by now, so this undercounts the server's time.
                 let sent = ContinuousClock.now
-                let head = RawConnection.postHead("/v1/auth/signup", contentLength: body.utf8.count, connectionClose: true)
-                try await channel.writeAndFlush(head)
-                try await channel.writeAndFlush(ByteBuffer(string: body))
                 var exchange = RawExchange()
                 await exchange.receiveToEnd(inbound)
                 took.withLock { $0 = ContinuousClock.now - sent }

@@ -90,15 +90,20 @@ enum RawConnection {
 
     /// Runs `body` on a new connection to `127.0.0.1:port` that is closed after `limit`, and returns its exchange
     /// with ``RawExchange/timedOut`` set (an end of stream the time limit caused does not count as the server's).
+    ///
+    /// `onConnect` runs on the connection's event loop the moment it connects, before `body`: what must reach the
+    /// server within its deadline for a new connection's first request is written there, since a task can be kept
+    /// waiting for seconds while the whole suite runs.
     static func connected(
-        port: Int, within limit: Duration,
+        port: Int, within limit: Duration, onConnect: (@Sendable (any Channel) -> Void)? = nil,
         _ body: @Sendable (any Channel, NIOAsyncChannelInboundStream<ByteBuffer>) async throws -> RawExchange
     ) async throws -> RawExchange {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.allowRemoteHalfClosure, value: true)
             .connect(host: "127.0.0.1", port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    if let onConnect { try channel.pipeline.syncOperations.addHandler(ConnectHook(onConnect)) }
+                    return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
             }
         let timedOut = Mutex(false)
@@ -142,6 +147,20 @@ enum RawConnection {
         let chunk = ByteBuffer(repeating: UInt8(ascii: "a"), count: chunkSize)
         return stride(from: 0, to: count, by: chunk.readableBytes).map { offset in
             chunk.getSlice(at: 0, length: min(chunk.readableBytes, count - offset)) ?? chunk
+        }
+    }
+
+    /// Runs its closure once its connection becomes active, then leaves the pipeline.
+    private final class ConnectHook: ChannelInboundHandler, RemovableChannelHandler {
+        typealias InboundIn = ByteBuffer
+        private let onConnect: @Sendable (any Channel) -> Void
+
+        init(_ onConnect: @escaping @Sendable (any Channel) -> Void) { self.onConnect = onConnect }
+
+        func channelActive(context: ChannelHandlerContext) {
+            context.fireChannelActive()
+            onConnect(context.channel)
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
         }
     }
 }
