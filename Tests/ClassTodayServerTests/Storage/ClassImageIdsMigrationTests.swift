@@ -11,15 +11,18 @@ struct ClassImageIdsMigrationTests {
     static let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
 
     /// Migrates `database` up to the migration, writes a listing with three images (inserted out of order) and one
-    /// without, migrates the rest, and checks both listings as the column and the repository read them.
+    /// without in that schema, migrates the rest, and checks both listings as the column and the repository read them.
     static func upgrade(
         _ database: any SQLDatabase, migrations: [Migration], migrate: ([Migration]) async throws -> Void
     ) async throws {
-        try #require(migrations.contains { $0.name == "class_image_ids" })
-        try await migrate(migrations.filter { $0.name != "class_image_ids" })
+        let upgrade = try #require(migrations.firstIndex { $0.name == "class_image_ids" })
+        try await migrate(Array(migrations[..<upgrade]))
         let now = Date().millisecondsSince1970
         try await database.transaction { db in
-            try await SQLUserRepository.insert(User(id: "writer", email: "w@example.com", nickname: "w", createdAt: Date()), passwordHash: "h", db)
+            try await db.execute("""
+                INSERT INTO users (id, email, email_normalized, password_hash, nickname, created_at, updated_at)
+                VALUES ('writer', 'w@example.com', 'w@example.com', 'h', 'w', \(now), \(now))
+                """)
             for classId in ["bare", "shown"] {
                 try await db.execute("""
                     INSERT INTO classes (id, type, name, price_unit, capacity, writer_id, created_at, updated_at)

@@ -27,6 +27,10 @@ public final class ClassPointIndex: Sendable {
 
     private let state = Mutex<State>(.unread)
 
+    /// The listings pages read from the points have shown, as of the points' change: moved with the points, under the
+    /// state's lock.
+    let views = ClassViewCache()
+
     /// The most listings one statement reads while the points are read whole.
     private static let readBatch = 50_000
 
@@ -60,9 +64,12 @@ public final class ClassPointIndex: Sendable {
         }
         if held.change == latest { return held }
         if held.change > latest { return nil }
-        if let caughtUp = try await Self.catchUp(held, to: latest, db) {
+        if let (caughtUp, changed) = try await Self.catchUp(held, to: latest, db) {
             state.withLock { state in
-                if case .ready(let current) = state, current.change < caughtUp.change { state = .ready(caughtUp) }
+                guard case .ready(let current) = state, current.change < caughtUp.change else { return }
+                state = .ready(caughtUp)
+                // The cache is as of `current`, at or after `held`: what changed since `held` covers what changed since.
+                views.advance(to: caughtUp.change, dropping: changed)
             }
             return caughtUp
         }
@@ -71,6 +78,7 @@ public final class ClassPointIndex: Sendable {
         let claimed = state.withLock { state in
             guard case .ready(let current) = state, current.change == held.change else { return false }
             state = .reading
+            views.reset(to: nil)
             return true
         }
         return claimed ? try await readWhole(as: latest, db) : nil
@@ -88,7 +96,10 @@ public final class ClassPointIndex: Sendable {
     private func readWhole(as latest: Int64, _ db: any SQLExecutor) async throws -> ClassPoints? {
         do {
             let read = try await Self.read(as: latest, db)
-            state.withLock { $0 = read.map(State.ready) ?? .unusable }
+            state.withLock { state in
+                state = read.map(State.ready) ?? .unusable
+                views.reset(to: read?.change)
+            }
             return read
         } catch {
             state.withLock { $0 = .unread }
@@ -123,8 +134,11 @@ public final class ClassPointIndex: Sendable {
     }
 
     /// `points` with the log's changes after theirs up to `latest` applied, each changed listing read as `db`'s
-    /// snapshot has it; nil when the log no longer holds every one of those changes, or a listing's id cannot be held.
-    private static func catchUp(_ points: ClassPoints, to latest: Int64, _ db: any SQLExecutor) async throws -> ClassPoints? {
+    /// snapshot has it, and the ids of the listings changed; nil when the log no longer holds every one of those changes,
+    /// or a listing's id cannot be held.
+    private static func catchUp(
+        _ points: ClassPoints, to latest: Int64, _ db: any SQLExecutor
+    ) async throws -> (points: ClassPoints, changed: [String])? {
         let changes = try await db.rows("""
             SELECT seq, class_id FROM class_point_changes WHERE seq > \(points.change) AND seq <= \(latest) ORDER BY seq
             """)
@@ -140,7 +154,7 @@ public final class ClassPointIndex: Sendable {
             guard try updated.insert(row) else { return nil }
         }
         updated.change = latest
-        return updated
+        return (updated, changed)
     }
 }
 

@@ -11,10 +11,12 @@ struct PointWalkPlan: SearchPlan {
     let query: SQLClassSearch
 
     func answer(_ db: any SQLExecutor) async throws -> Page<ClassView>? {
-        guard let circle = search.circle, let walked = try await nearestFirstInMemory(db, circle: circle) else { return nil }
-        // The points know each listing's rowid: the page's listings are read by it, with no probe of the ids' index.
-        let rows = walked.keys.prefix(page.limit).compactMap { walked.points.row(of: $0.id) }
-        let views = try await ClassViewQuery.views(rows: rows, viewerId: viewerId, db)
+        guard let circle = search.circle, let index = db.classPoints, let walked = try await nearestFirstInMemory(db, circle: circle)
+        else { return nil }
+        // The points know each listing's rowid: those the cache does not keep are read by it, with no probe of the ids'
+        // index.
+        let listings = walked.keys.prefix(page.limit).compactMap { key in walked.points.row(of: key.id).map { (id: key.id, row: $0) } }
+        let views = try await index.views.views(of: listings, asOf: walked.points.change, viewerId: viewerId, db)
         return page(of: walked.keys.map(SearchKey.init(point:)), views: views)
     }
 

@@ -60,6 +60,15 @@ package enum ClassViewQuery {
         return try await views(where: "c.rowid IN (SELECT value FROM json_each(\(json)))", viewerId: viewerId, db)
     }
 
+    /// Which of the listings `ids` the user `viewerId` saved: none for a viewer signed out. Repeated, as
+    /// ``views(ids:viewerId:_:)`` is.
+    static func saved(_ ids: [String], by viewerId: String?, _ db: any SQLExecutor) async throws -> Set<String> {
+        guard let viewerId, !ids.isEmpty else { return [] }
+        var statement: SQLStatement = "SELECT class_id FROM favorites WHERE user_id = \(viewerId) AND class_id IN \(db.dialect.list(ids))"
+        statement.isRepeated = true
+        return Set(try await db.rows(statement).map { try $0["class_id"] as String })
+    }
+
     /// The listings `condition` selects, as `viewerId` sees them, with a statement whose text is the same for any values
     /// bound in `condition` (``SQLStatement/isRepeated``).
     private static func views(where condition: SQLStatement, viewerId: String?, _ db: any SQLExecutor) async throws -> [ClassView] {
