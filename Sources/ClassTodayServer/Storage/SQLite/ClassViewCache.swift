@@ -11,10 +11,15 @@ import Synchronization
 /// its snapshot is the cache's change, so a listing read in an older snapshot is never kept once a newer one changed it.
 /// Which listings a page holds (moderation, blocks, filters) is the walk's decision: the cache only saves reading them.
 final class ClassViewCache: Sendable {
-    /// A listing and its writer, as of the cache's change.
-    private struct Entry: Sendable {
+    /// A listing and its writer, as of the cache's change: a reference, which a page takes from the cache with one
+    /// retain rather than one for each of the listing's strings.
+    private final class Entry: Sendable {
         let listing: ClassListing
         let writer: WriterSummary
+
+        init(listing: ClassListing, writer: WriterSummary) {
+            (self.listing, self.writer) = (listing, writer)
+        }
     }
 
     private struct State: Sendable {
@@ -54,21 +59,22 @@ final class ClassViewCache: Sendable {
         state.withLock { $0 = State(change: change) }
     }
 
-    /// The views of `listings` (packed id and rowid of each), in no particular order, as `viewerId` sees them, for a
-    /// read whose snapshot is the log's change `change`: those kept as of `change`, and the others read by rowid
-    /// (``ClassViewQuery/views(rows:viewerId:_:)``) and kept. A listing the statement does not find is left out.
+    /// The views of the listings `ids` (packed), in no particular order, as `viewerId` sees them, for a read whose
+    /// snapshot is the log's change `change`: those kept as of `change`, and the others read by the rowid `row` gives
+    /// (``ClassViewQuery/views(rows:viewerId:_:)``) and kept. A listing without a rowid, or that the statement does not
+    /// find, is left out.
     func views(
-        of listings: [(id: UInt128, row: Int64)], asOf change: Int64, viewerId: String?, _ db: any SQLExecutor
+        of ids: [UInt128], row: (UInt128) -> Int64?, asOf change: Int64, viewerId: String?, _ db: any SQLExecutor
     ) async throws -> [ClassView] {
-        let (kept, missing) = state.withLock { state -> ([Entry], [Int64]) in
-            guard state.change == change else { return ([], listings.map(\.row)) }
-            var (kept, missing): ([Entry], [Int64]) = ([], [])
-            for listing in listings {
-                if let entry = state.entries[listing.id] { kept.append(entry) } else { missing.append(listing.row) }
+        let (kept, missing) = state.withLock { state -> ([Entry], [UInt128]) in
+            guard state.change == change else { return ([], ids) }
+            var (kept, missing): ([Entry], [UInt128]) = ([], [])
+            for id in ids {
+                if let entry = state.entries[id] { kept.append(entry) } else { missing.append(id) }
             }
             return (kept, missing)
         }
-        let read = try await ClassViewQuery.views(rows: missing, viewerId: viewerId, db)
+        let read = try await ClassViewQuery.views(rows: missing.compactMap(row), viewerId: viewerId, db)
         keep(read, asOf: change)
         let saved = try await ClassViewQuery.saved(kept.map(\.listing.id), by: viewerId, db)
         return read + kept.map { ClassView(listing: $0.listing, writer: $0.writer, isFavorite: saved.contains($0.listing.id)) }

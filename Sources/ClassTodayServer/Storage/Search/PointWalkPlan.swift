@@ -15,8 +15,8 @@ struct PointWalkPlan: SearchPlan {
         else { return nil }
         // The points know each listing's rowid: those the cache does not keep are read by it, with no probe of the ids'
         // index.
-        let listings = walked.keys.prefix(page.limit).compactMap { key in walked.points.row(of: key.id).map { (id: key.id, row: $0) } }
-        let views = try await index.views.views(of: listings, asOf: walked.points.change, viewerId: viewerId, db)
+        let ids = walked.keys.prefix(page.limit).map(\.id)
+        let views = try await index.views.views(of: ids, row: walked.points.row(of:), asOf: walked.points.change, viewerId: viewerId, db)
         return page(of: walked.keys.map(SearchKey.init(point:)), views: views)
     }
 
