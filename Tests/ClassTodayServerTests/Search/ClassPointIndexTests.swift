@@ -12,22 +12,25 @@ import Testing
 struct ClassPointIndexTests {
     typealias Fixture = SearchPropertyTests.Fixture
 
-    /// Runs statements on a read's executor, lending its points only when `inMemory`, and counts the walk's cell reads.
+    /// Runs statements on a read's executor, lending its points only when `inMemory`, and counts the walk's cell reads
+    /// and the statements reading listings' views.
     final class CellCounting: SQLExecutor {
         private let base: any SQLExecutor
         private let inMemory: Bool
-        private let reads = Mutex(0)
+        private let reads = Mutex((cells: 0, views: 0))
 
         init(_ base: any SQLExecutor, inMemory: Bool) {
             (self.base, self.inMemory) = (base, inMemory)
         }
 
-        var cellReads: Int { reads.withLock { $0 } }
+        var cellReads: Int { reads.withLock { $0.cells } }
+        var viewReads: Int { reads.withLock { $0.views } }
         var dialect: SQLDialect { base.dialect }
         var classPoints: ClassPointIndex? { inMemory ? base.classPoints : nil }
 
         func rows(_ statement: SQLStatement) async throws -> [SQLRow] {
-            if statement.sql.contains("cell_read") { reads.withLock { $0 += 1 } }
+            if statement.sql.contains("cell_read") { reads.withLock { $0.cells += 1 } }
+            if statement.sql.contains("JOIN users u") { reads.withLock { $0.views += 1 } }
             return try await base.rows(statement)
         }
 

@@ -1,7 +1,6 @@
 import ClassTodayCore
 import Foundation
 import ClassTodayTestSupport
-import Synchronization
 import Testing
 @testable import ClassTodayServer
 
@@ -12,34 +11,11 @@ import Testing
 struct ClassViewCacheTests {
     typealias Fixture = SearchPropertyTests.Fixture
 
-    /// Runs statements on a read's executor, lending its points, and counts the statements reading listings' views.
-    final class ViewCounting: SQLExecutor {
-        private let base: any SQLExecutor
-        private let reads = Mutex(0)
-
-        init(_ base: any SQLExecutor) {
-            self.base = base
-        }
-
-        var viewReads: Int { reads.withLock { $0 } }
-        var dialect: SQLDialect { base.dialect }
-        var classPoints: ClassPointIndex? { base.classPoints }
-
-        func rows(_ statement: SQLStatement) async throws -> [SQLRow] {
-            if statement.sql.contains("JOIN users u") { reads.withLock { $0 += 1 } }
-            return try await base.rows(statement)
-        }
-
-        func execute(_ statement: SQLStatement) async throws -> Int {
-            try await base.execute(statement)
-        }
-    }
-
     /// The first page of `search` read from the points for `viewerId`, and how many statements read listings for it.
     static func firstPage(_ fixture: Fixture, _ search: ClassSearch, viewerId: String?, limit: Int) async throws -> (Page<ClassView>, viewReads: Int) {
         let searcher = SQLClassSearch(search: search, page: PageRequest(limit: limit), viewerId: viewerId, dialect: .sqlite)
         return try await fixture.store.database.read { db in
-            let counting = ViewCounting(db)
+            let counting = ClassPointIndexTests.CellCounting(db, inMemory: true)
             return (try await searcher.run(counting), counting.viewReads)
         }
     }
