@@ -196,6 +196,6 @@ struct ClassViewCacheTests {
             }
             try await group.waitForAll()
         }
-        #expect(fixture.store.classPoints.views.count > 0)
+        #expect(fixture.store.classPoints.viewCache.count > 0)
     }
 }

@@ -29,7 +29,7 @@ public final class ClassPointIndex: Sendable {
 
     /// The listings pages read from the points have shown, as of the points' change: moved with the points, under the
     /// state's lock.
-    let views = ClassViewCache()
+    let viewCache = ClassViewCache()
 
     /// The most listings one statement reads while the points are read whole.
     private static let readBatch = 50_000
@@ -69,7 +69,7 @@ public final class ClassPointIndex: Sendable {
                 guard case .ready(let current) = state, current.change < caughtUp.change else { return }
                 state = .ready(caughtUp)
                 // The cache is as of `current`, at or after `held`: what changed since `held` covers what changed since.
-                views.advance(to: caughtUp.change, dropping: changed)
+                viewCache.advance(to: caughtUp.change, dropping: changed)
             }
             return caughtUp
         }
@@ -78,7 +78,7 @@ public final class ClassPointIndex: Sendable {
         let claimed = state.withLock { state in
             guard case .ready(let current) = state, current.change == held.change else { return false }
             state = .reading
-            views.reset(to: nil)
+            viewCache.reset(to: nil)
             return true
         }
         return claimed ? try await readWhole(as: latest, db) : nil
@@ -98,7 +98,7 @@ public final class ClassPointIndex: Sendable {
             let read = try await Self.read(as: latest, db)
             state.withLock { state in
                 state = read.map(State.ready) ?? .unusable
-                views.reset(to: read?.change)
+                viewCache.reset(to: read?.change)
             }
             return read
         } catch {

@@ -11,27 +11,28 @@ struct PointWalkPlan: SearchPlan {
     let query: SQLClassSearch
 
     func answer(_ db: any SQLExecutor) async throws -> Page<ClassView>? {
-        guard let circle = search.circle, let index = db.classPoints, let walked = try await nearestFirstInMemory(db, circle: circle)
+        guard let circle = search.circle, let index = db.classPoints,
+              let walked = try await nearestFirstInMemory(db, index, circle: circle)
         else { return nil }
         // The points know each listing's rowid: those the cache does not keep are read by it, with no probe of the ids'
         // index.
         let ids = walked.keys.prefix(page.limit).map(\.id)
-        let views = try await index.views.views(of: ids, row: walked.points.row(of:), asOf: walked.points.change, viewerId: viewerId, db)
+        let views = try await index.viewCache.views(of: ids, row: walked.points.row(of:), asOf: walked.points.change, viewerId: viewerId, db)
         return page(of: walked.keys.map(SearchKey.init(point:)), views: views)
     }
 
-    /// The keys of a nearest-first page read from the listings' points in memory (``SQLExecutor/classPoints``): the
-    /// walk of ``nearestFirst(_:circle:)``, each cell read from memory and split while more of its points may pass the
-    /// search's filters than a cell read with a statement may hold (``PassingShare``). The points hold every filter but
+    /// The keys of a nearest-first page read from the listings' points in memory (`index`, the read's
+    /// ``SQLExecutor/classPoints``): the walk of ``nearestFirst(_:circle:)``, each cell read from memory and split while
+    /// more of its points may pass the search's filters than a cell read with a statement may hold (``PassingShare``). The points hold every filter but
     /// a district: a walk with statements read the listings a filter leaves out from the table, up to its budget, and
     /// `subjects=major&targets=senior&days=sun&maxPrice=5000` within 50 km of Seoul's city hall took 150-230 ms a page
     /// of 5 on 1,000,000 classes over HTTP (now 4.4-6.0 ms a page of 20). Nil when the points cannot answer: the search
     /// has a keyword or a district, its cursor is not one of their pages', or they cannot answer this read. Returned
     /// with the points walked.
     private func nearestFirstInMemory(
-        _ db: any SQLExecutor, circle: ClassSearch.Circle
+        _ db: any SQLExecutor, _ index: ClassPointIndex, circle: ClassSearch.Circle
     ) async throws -> (keys: [PointKey], points: ClassPoints)? {
-        guard search.keyword == nil, search.keywordLocation == nil, let points = try await db.classPoints?.points(db),
+        guard search.keyword == nil, search.keywordLocation == nil, let points = try await index.points(db),
               let filter = try await pointFilter(points, circle: circle, db)
         else { return nil }
         var walk = NearestCellWalk(center: circle.center, radius: circle.radius)
